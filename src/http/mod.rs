@@ -1,0 +1,85 @@
+//! The HTTP API (axum). One file per resource; handlers extract, call the
+//! library, serialise. Nothing here knows how the store works.
+
+mod health;
+mod schema;
+mod sparql;
+mod topology;
+
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::state::AppState;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::http::{HeaderName, HeaderValue, Method};
+use axum::routing::get;
+use std::sync::Arc;
+use tower_http::cors::{AllowOrigin, Any, CorsLayer};
+use tower_http::trace::TraceLayer;
+
+/// Response header set when `--max-rows` cut a SPARQL result.
+pub const TRUNCATED_HEADER: &str = "x-daemoniq-truncated";
+
+/// Shared state as handlers see it.
+pub type SharedState = Arc<AppState>;
+
+/// The router with every route and middleware.
+pub fn router(state: SharedState) -> Router {
+    let cors = cors_layer(&state.http.cors_origins);
+    let max_body = state.http.max_body_bytes;
+    Router::new()
+        .route("/health", get(health::health))
+        .route("/sparql", get(sparql::get_query).post(sparql::post_query))
+        .route("/api/schema/classes", get(schema::classes))
+        .route("/api/schema/class", get(schema::class))
+        .route("/api/schema/tags", get(schema::tags))
+        .route("/api/topology/node", get(topology::node))
+        .route("/api/topology/upstream", get(topology::upstream))
+        .route("/api/topology/downstream", get(topology::downstream))
+        .route("/api/topology/subgraph", get(topology::subgraph))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(cors)
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+fn cors_layer(origins: &[String]) -> CorsLayer {
+    let layer = CorsLayer::new()
+        .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
+        .allow_headers(Any)
+        .expose_headers([HeaderName::from_static(TRUNCATED_HEADER)]);
+    if origins.iter().any(|o| o == "*") {
+        layer.allow_origin(Any)
+    } else {
+        let list: Vec<HeaderValue> = origins
+            .iter()
+            .filter_map(|o| HeaderValue::from_str(o).ok())
+            .collect();
+        layer.allow_origin(AllowOrigin::list(list))
+    }
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found("no such route; see the README's HTTP API section")
+}
+
+/// Turns a query-string rejection into a 400 with the parser's reason.
+pub(crate) fn params<T>(q: Result<axum::extract::Query<T>, QueryRejection>) -> ApiResult<T> {
+    q.map(|axum::extract::Query(v)| v)
+        .map_err(|e| ApiError::invalid(format!("invalid query parameters: {}", e.body_text())))
+}
+
+/// Turns a body rejection into 413 or 400.
+pub(crate) fn body(b: Result<axum::body::Bytes, BytesRejection>, limit: usize) -> ApiResult<axum::body::Bytes> {
+    b.map_err(|e| {
+        if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                ErrorCode::PayloadTooLarge,
+                format!("request body is larger than the limit of {limit} bytes"),
+            )
+        } else {
+            ApiError::invalid(format!("cannot read the request body: {}", e.body_text()))
+        }
+    })
+}

@@ -1,0 +1,163 @@
+//! `/sparql`: the SPARQL 1.1 Protocol query operation, read-only.
+//!
+//! `GET ?query=`, `POST` form-encoded, `POST application/sparql-query`;
+//! `default-graph-uri` / `named-graph-uri`; with neither and no `FROM`, the
+//! default graph is the union of all graphs. Updates are refused.
+
+use super::{SharedState, TRUNCATED_HEADER};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::results::{self, ResultFormat};
+use crate::store::{QueryOutput, SparqlQuery, StoreError};
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use std::time::Instant;
+
+/// The protocol parameters of one request.
+#[derive(Debug, Default)]
+struct Params {
+    query: Vec<String>,
+    update: bool,
+    default_graphs: Vec<String>,
+    named_graphs: Vec<String>,
+}
+
+impl Params {
+    fn absorb(&mut self, pairs: &[u8]) {
+        for (k, v) in form_urlencoded::parse(pairs) {
+            match k.as_ref() {
+                "query" => self.query.push(v.into_owned()),
+                "update" => self.update = true,
+                "default-graph-uri" => self.default_graphs.push(v.into_owned()),
+                "named-graph-uri" => self.named_graphs.push(v.into_owned()),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn accept(headers: &HeaderMap) -> Option<&str> {
+    headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())
+}
+
+pub(super) async fn get_query(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let mut params = Params::default();
+    params.absorb(raw.unwrap_or_default().as_bytes());
+    run(&state, &headers, params).await.into_response()
+}
+
+pub(super) async fn post_query(
+    State(state): State<SharedState>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let result = async {
+        let body = super::body(body, state.http.max_body_bytes)?;
+        let mut params = Params::default();
+        params.absorb(raw.unwrap_or_default().as_bytes());
+        let content_type = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        match content_type.as_str() {
+            "application/x-www-form-urlencoded" => params.absorb(&body),
+            "application/sparql-query" => {
+                let text = String::from_utf8(body.to_vec())
+                    .map_err(|_| ApiError::invalid("the query is not valid UTF-8"))?;
+                params.query.push(text);
+            }
+            "application/sparql-update" => params.update = true,
+            other => {
+                return Err(ApiError::new(
+                    ErrorCode::UnsupportedMediaType,
+                    format!(
+                        "unsupported content type {:?}; send application/sparql-query or application/x-www-form-urlencoded",
+                        other
+                    ),
+                ));
+            }
+        }
+        run(&state, &headers, params).await
+    }
+    .await;
+    result.into_response()
+}
+
+async fn run(state: &SharedState, headers: &HeaderMap, params: Params) -> ApiResult<Response> {
+    if params.update {
+        return Err(StoreError::UpdateRefused.into());
+    }
+    let query = match params.query.as_slice() {
+        [q] => q.clone(),
+        [] => return Err(ApiError::invalid("missing the `query` parameter")),
+        _ => return Err(ApiError::invalid("give exactly one `query` parameter")),
+    };
+    let all_formats: Vec<ResultFormat> = ResultFormat::SOLUTIONS
+        .into_iter()
+        .chain(ResultFormat::GRAPHS)
+        .collect();
+    if results::negotiate(accept(headers), &all_formats).is_none() {
+        return Err(not_acceptable(&all_formats));
+    }
+    let timeout = state.http.query_timeout();
+    let started = Instant::now();
+    let request = SparqlQuery {
+        query,
+        default_graphs: params.default_graphs,
+        named_graphs: params.named_graphs,
+        timeout: Some(timeout),
+        max_rows: Some(state.http.max_rows),
+    };
+    // The store cancels the query at `timeout`; this outer guard only covers
+    // a blocking thread that is slow to notice the cancellation.
+    let output = tokio::time::timeout(timeout * 2, state.store.query(request))
+        .await
+        .map_err(|_| StoreError::Timeout(timeout))??;
+    let (offered, truncated, rows) = match &output {
+        QueryOutput::Solutions { rows, truncated, .. } => (&ResultFormat::SOLUTIONS[..], *truncated, rows.len()),
+        QueryOutput::Boolean(_) => (&ResultFormat::SOLUTIONS[..], false, 1),
+        QueryOutput::Graph { triples, truncated } => (&ResultFormat::GRAPHS[..], *truncated, triples.len()),
+    };
+    let format = results::negotiate(accept(headers), offered).ok_or_else(|| not_acceptable(offered))?;
+    let bytes = results::serialize(&output, format)?;
+    tracing::info!(
+        rows,
+        truncated,
+        format = format.short_name(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "sparql query answered"
+    );
+    let mut response = ([(header::CONTENT_TYPE, format.media_type())], bytes).into_response();
+    response
+        .headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("accept"));
+    if truncated {
+        response
+            .headers_mut()
+            .insert(TRUNCATED_HEADER, HeaderValue::from_static("true"));
+    }
+    Ok(response)
+}
+
+fn not_acceptable(offered: &[ResultFormat]) -> ApiError {
+    ApiError::new(
+        ErrorCode::NotAcceptable,
+        "none of the formats in the Accept header can carry this result",
+    )
+    .with_details(serde_json::json!({
+        "supported": offered.iter().map(|f| f.media_type()).collect::<Vec<_>>()
+    }))
+}
+

@@ -1,0 +1,43 @@
+//! DaemonIQ: a knowledge-graph-first GraphRAG server for building automation.
+//!
+//! The library holds everything; `main.rs` only parses the command line.
+//! [`app`] builds the HTTP router over an [`AppState`], and [`serve`] runs it
+//! on a listener until a shutdown signal, so tests drive the router without
+//! the binary.
+
+pub mod assets;
+pub mod config;
+pub mod error;
+pub mod http;
+pub mod import;
+pub mod ontology;
+pub mod results;
+pub mod schema;
+pub mod state;
+pub mod store;
+pub mod topology;
+pub mod validate;
+pub mod vocab;
+
+pub use state::{AppState, Sources};
+
+use std::future::Future;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// The HTTP router over the given state.
+pub fn app(state: Arc<AppState>) -> axum::Router {
+    http::router(state)
+}
+
+/// Serves the API on `listener` until `shutdown` completes, then drains
+/// in-flight requests.
+pub async fn serve(
+    listener: TcpListener,
+    state: Arc<AppState>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}

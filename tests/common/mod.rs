@@ -1,0 +1,162 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use daemoniq::assets::Assets;
+use daemoniq::config::HttpConfig;
+use daemoniq::ontology::Ontology;
+use daemoniq::store::{EmbeddedStore, GraphStore};
+use daemoniq::{AppState, Sources};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::net::TcpListener;
+use tokio::sync::{OnceCell, oneshot};
+
+/// The project root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared/data`, or `None` with a loud message when it is absent.
+pub fn shared_data() -> Option<PathBuf> {
+    let dir = root().join("../shared/data");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIPPED: {} is absent; this test needs the shared real-world data",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// The asset cache; panics with what to run when Brick is missing.
+pub fn assets() -> Assets {
+    let dir = std::env::var_os("DAEMONIQ_ASSETS")
+        .map(PathBuf::from)
+        .unwrap_or_else(daemoniq::config::default_assets_dir);
+    let assets = Assets::new(dir);
+    if let Err(e) = assets.require_brick() {
+        panic!("{e}");
+    }
+    assets
+}
+
+/// Sources: Brick + `ontology/`, and the given model directories.
+pub fn sources(graph_dirs: Vec<PathBuf>) -> Sources {
+    Sources {
+        assets: assets(),
+        ontology_dir: root().join("ontology"),
+        graph_dirs,
+        root: root(),
+    }
+}
+
+/// A fresh in-memory store with the ontology loaded (no building models).
+pub async fn ontology_store() -> (Arc<dyn GraphStore>, Ontology) {
+    let store: Arc<dyn GraphStore> = Arc::new(EmbeddedStore::in_memory().unwrap());
+    let (_, ontology) = sources(Vec::new()).sync(store.as_ref()).await.unwrap();
+    (store, ontology)
+}
+
+/// Builds app state over a fresh in-memory store loaded with the ontology
+/// and `graph/` (the demo campus).
+pub async fn fresh_campus_state(http: HttpConfig) -> Arc<AppState> {
+    let store: Arc<dyn GraphStore> = Arc::new(EmbeddedStore::in_memory().unwrap());
+    let (_, ontology) = sources(vec![root().join("graph")])
+        .sync(store.as_ref())
+        .await
+        .unwrap();
+    AppState::new(store, ontology, http).await.unwrap()
+}
+
+static CAMPUS: OnceCell<Arc<AppState>> = OnceCell::const_new();
+
+/// Shared read-only state with the demo campus (loaded once per test binary).
+pub async fn campus_state() -> Arc<AppState> {
+    CAMPUS
+        .get_or_init(|| fresh_campus_state(HttpConfig::default()))
+        .await
+        .clone()
+}
+
+/// A server on 127.0.0.1:0, stopped (gracefully) when dropped.
+pub struct TestServer {
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    stop: Option<oneshot::Sender<()>>,
+    handle: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestServer {
+    /// Starts serving `state`.
+    pub async fn start(state: Arc<AppState>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (tx, rx) = oneshot::channel::<()>();
+        let handle = tokio::spawn(async move {
+            daemoniq::serve(listener, state, async {
+                let _ = rx.await;
+            })
+            .await
+            .unwrap();
+        });
+        Self {
+            base,
+            stop: Some(tx),
+            handle: Some(handle),
+        }
+    }
+
+    /// `base` + `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Stops the server and waits for it to drain.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+        if let Some(h) = self.handle.take() {
+            h.await.unwrap();
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Compiles a schema from `schemas/`.
+pub fn schema(name: &str) -> jsonschema::Validator {
+    let text = std::fs::read_to_string(root().join("schemas").join(name)).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    jsonschema::validator_for(&value).unwrap()
+}
+
+/// Asserts that `value` validates against `schemas/<name>`.
+pub fn assert_valid(name: &str, value: &serde_json::Value) {
+    let v = schema(name);
+    let errors: Vec<String> = v.iter_errors(value).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{value} fails {name}: {errors:?}");
+}
+
+/// Path under the test fixtures.
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("tests/fixtures").join(rel)
+}
+
+/// Whether a path exists, else a loud skip message.
+pub fn exists_or_skip(p: &Path) -> bool {
+    if p.exists() {
+        true
+    } else {
+        eprintln!("SKIPPED: {} is absent", p.display());
+        false
+    }
+}

@@ -1,0 +1,11 @@
+//! Integration tests: one binary, a module per area.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod import;
+mod schema_api;
+mod sparql;
+mod store;
+mod topology;
+mod validate;
