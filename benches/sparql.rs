@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, missing_docs)]
 //! SPARQL latency over the demo campus: typical Ontology-UI queries in-process
 //! and through HTTP, plus Brick 1.4 load time.
 //!
@@ -20,23 +21,33 @@ fn queries() -> Vec<(&'static str, String)> {
     vec![
         (
             "class tree count",
-            format!("{PREFIXES}SELECT (COUNT(?c) AS ?n) WHERE {{ ?c rdfs:subClassOf+ brick:Equipment }}"),
+            format!(
+                "{PREFIXES}SELECT (COUNT(?c) AS ?n) WHERE {{ ?c rdfs:subClassOf+ brick:Equipment }}"
+            ),
         ),
         (
             "class tree children",
-            format!("{PREFIXES}SELECT ?c ?l WHERE {{ ?c rdfs:subClassOf brick:HVAC_Equipment . OPTIONAL {{ ?c rdfs:label ?l }} }}"),
+            format!(
+                "{PREFIXES}SELECT ?c ?l WHERE {{ ?c rdfs:subClassOf brick:HVAC_Equipment . OPTIONAL {{ ?c rdfs:label ?l }} }}"
+            ),
         ),
         (
             "downstream of AHU-1",
-            format!("{PREFIXES}SELECT DISTINCT ?d ?l WHERE {{ ?a rdfs:label \"AHU-1\" . ?a brick:feeds+ ?d . OPTIONAL {{ ?d rdfs:label ?l }} }}"),
+            format!(
+                "{PREFIXES}SELECT DISTINCT ?d ?l WHERE {{ ?a rdfs:label \"AHU-1\" . ?a brick:feeds+ ?d . OPTIONAL {{ ?d rdfs:label ?l }} }}"
+            ),
         ),
         (
             "points of VAV-2-14",
-            format!("{PREFIXES}SELECT ?p ?l ?c WHERE {{ ?v rdfs:label \"VAV-2-14\" ; brick:hasPoint ?p . ?p a ?c ; rdfs:label ?l }}"),
+            format!(
+                "{PREFIXES}SELECT ?p ?l ?c WHERE {{ ?v rdfs:label \"VAV-2-14\" ; brick:hasPoint ?p . ?p a ?c ; rdfs:label ?l }}"
+            ),
         ),
         (
             "label search",
-            format!("{PREFIXES}SELECT ?s ?l WHERE {{ ?s dq:sourceSha ?x ; rdfs:label ?l . FILTER(CONTAINS(LCASE(?l), \"vav-2\")) }} LIMIT 50"),
+            format!(
+                "{PREFIXES}SELECT ?s ?l WHERE {{ ?s dq:sourceSha ?x ; rdfs:label ?l . FILTER(CONTAINS(LCASE(?l), \"vav-2\")) }} LIMIT 50"
+            ),
         ),
     ]
 }
@@ -59,13 +70,17 @@ fn campus(rt: &Runtime) -> Arc<AppState> {
     rt.block_on(async {
         let store: Arc<dyn GraphStore> = Arc::new(EmbeddedStore::in_memory().unwrap());
         let (_, ontology) = sources.sync(store.as_ref()).await.unwrap();
-        AppState::new(store, ontology, HttpConfig::default()).await.unwrap()
+        AppState::new(store, ontology, HttpConfig::default())
+            .await
+            .unwrap()
     })
 }
 
 fn brick_load(c: &mut Criterion) {
     let rt = Runtime::new().unwrap();
-    let brick = assets().require_brick().expect("run scripts/setup.sh first");
+    let brick = assets()
+        .require_brick()
+        .expect("run scripts/setup.sh first");
     let bytes = std::fs::metadata(&brick).unwrap().len();
     let mut group = c.benchmark_group("brick");
     group.sample_size(10);
@@ -93,7 +108,15 @@ fn in_process(c: &mut Criterion) {
     for (name, q) in queries() {
         group.bench_function(name, |b| {
             b.iter(|| {
-                rt.block_on(async { black_box(state.store.query(SparqlQuery::new(q.clone())).await.unwrap()) })
+                rt.block_on(async {
+                    black_box(
+                        state
+                            .store
+                            .query(SparqlQuery::new(q.clone()))
+                            .await
+                            .unwrap(),
+                    )
+                })
             })
         });
     }

@@ -57,7 +57,11 @@ impl Assets {
 }
 
 fn require(what: &'static str, path: PathBuf) -> Result<PathBuf, MissingAsset> {
-    if path.is_file() { Ok(path) } else { Err(MissingAsset { what, path }) }
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(MissingAsset { what, path })
+    }
 }
 
 #[cfg(test)]

@@ -25,12 +25,23 @@ pub struct Cli {
     pub assets_dir: Option<PathBuf>,
 
     /// The project's ontology files (Haystack vocabulary, Yorkland, core).
-    #[arg(long, global = true, env = "DAEMONIQ_ONTOLOGY_DIR", default_value = "ontology")]
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_ONTOLOGY_DIR",
+        default_value = "ontology"
+    )]
     pub ontology_dir: PathBuf,
 
     /// Building models loaded at start (Brick Turtle or Haystack JSON).
     /// Repeat the flag for several directories.
-    #[arg(long = "graph-dir", global = true, env = "DAEMONIQ_GRAPH_DIRS", value_delimiter = ',', default_value = "graph")]
+    #[arg(
+        long = "graph-dir",
+        global = true,
+        env = "DAEMONIQ_GRAPH_DIRS",
+        value_delimiter = ',',
+        default_value = "graph"
+    )]
     pub graph_dirs: Vec<PathBuf>,
 
     /// Log format.
@@ -96,7 +107,12 @@ pub struct HttpConfig {
     pub max_body_bytes: usize,
 
     /// Origins allowed by CORS (comma-separated); `*` allows any.
-    #[arg(long, env = "DAEMONIQ_CORS_ORIGINS", value_delimiter = ',', default_value = "*")]
+    #[arg(
+        long,
+        env = "DAEMONIQ_CORS_ORIGINS",
+        value_delimiter = ',',
+        default_value = "*"
+    )]
     pub cors_origins: Vec<String>,
 }
 

@@ -175,7 +175,10 @@ mod tests {
         assert_eq!(upd.code.status(), StatusCode::FORBIDDEN);
         let down: ApiError = StoreError::Storage("disk on fire".into()).into();
         assert_eq!(down.code.status(), StatusCode::SERVICE_UNAVAILABLE);
-        assert!(!down.message.contains("disk on fire"), "5xx detail must not leak");
+        assert!(
+            !down.message.contains("disk on fire"),
+            "5xx detail must not leak"
+        );
     }
 
     #[test]
@@ -185,7 +188,10 @@ mod tests {
         let allowed = &schema["properties"]["code"]["enum"];
         for code in ErrorCode::ALL {
             let v = serde_json::to_value(code).unwrap();
-            assert!(allowed.as_array().unwrap().contains(&v), "{v} missing from the schema");
+            assert!(
+                allowed.as_array().unwrap().contains(&v),
+                "{v} missing from the schema"
+            );
         }
     }
 

@@ -52,7 +52,10 @@ fn sources(cli: &Cli) -> Result<Sources> {
 
 fn spinner(msg: &str) -> ProgressBar {
     let pb = ProgressBar::new_spinner();
-    pb.set_style(ProgressStyle::with_template("{spinner} {msg} [{elapsed}]").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
     pb.set_message(msg.to_owned());
     pb.enable_steady_tick(Duration::from_millis(120));
     pb
@@ -66,7 +69,11 @@ async fn load(cli: &Cli, store: &dyn GraphStore) -> Result<Ontology> {
         .filter(|o| matches!(o, ImportOutcome::Loaded { .. }))
         .count();
     pb.finish_and_clear();
-    tracing::info!(loaded, unchanged = outcomes.len() - loaded, "sources in sync");
+    tracing::info!(
+        loaded,
+        unchanged = outcomes.len() - loaded,
+        "sources in sync"
+    );
     Ok(ontology)
 }
 
@@ -116,7 +123,11 @@ async fn import_cmd(cli: &Cli, args: &ImportArgs) -> Result<ExitCode> {
         for o in &outcomes {
             match o {
                 ImportOutcome::Unchanged { path } => println!("unchanged  {path}"),
-                ImportOutcome::Loaded { path, triples, replaced } => println!(
+                ImportOutcome::Loaded {
+                    path,
+                    triples,
+                    replaced,
+                } => println!(
                     "{}  {path} ({triples} triples)",
                     if *replaced { "replaced" } else { "loaded  " }
                 ),
@@ -135,7 +146,10 @@ async fn sparql_cmd(cli: &Cli, args: &SparqlArgs) -> Result<ExitCode> {
         args.query.clone()
     };
     let Some(format) = ResultFormat::parse(&args.format) else {
-        bail!("unknown format {:?}; use json, xml, csv, tsv, ttl or nt", args.format);
+        bail!(
+            "unknown format {:?}; use json, xml, csv, tsv, ttl or nt",
+            args.format
+        );
     };
     let store = open_store(cli)?;
     load(cli, store.as_ref()).await?;
@@ -185,7 +199,11 @@ async fn validate_cmd(cli: &Cli, args: &ValidateArgs) -> Result<ExitCode> {
             }
         );
     }
-    Ok(if report.ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if report.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 async fn shutdown_signal() {
@@ -194,7 +212,8 @@ async fn shutdown_signal() {
     };
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             s.recv().await;
         }
     };
@@ -222,4 +241,3 @@ fn main() -> ExitCode {
         }
     }
 }
-

@@ -84,6 +84,17 @@ impl Ontology {
             if o.is_empty() {
                 continue;
             }
+            // Labels, tags and deprecation only describe subjects already
+            // known to be classes; markers and products have labels too.
+            let describes_only = matches!(
+                p.as_str(),
+                "http://www.w3.org/2000/01/rdf-schema#label"
+                    | "https://brickschema.org/schema/Brick#hasAssociatedTag"
+                    | "http://www.w3.org/2002/07/owl#deprecated"
+            );
+            if describes_only && !ont.classes.contains_key(c) {
+                continue;
+            }
             let info = ont.classes.entry(c.to_owned()).or_default();
             match p.as_str() {
                 "http://www.w3.org/2000/01/rdf-schema#subClassOf" => {
@@ -168,7 +179,10 @@ impl Ontology {
         let mut children: HashMap<String, BTreeSet<String>> = HashMap::new();
         for (class, info) in &self.classes {
             for parent in &info.parents {
-                children.entry(parent.clone()).or_default().insert(class.clone());
+                children
+                    .entry(parent.clone())
+                    .or_default()
+                    .insert(class.clone());
             }
         }
         self.children = children;
@@ -261,26 +275,38 @@ impl Ontology {
         if tags.is_empty() {
             return None;
         }
+        // An equipment kind narrows the candidates of equipment records only:
+        // a chiller's enable command carries `chiller` but is a point.
+        if tags.contains(&format!("{}Point", vocab::TAG)) {
+            kind_classes.clear();
+        }
         let within_kind = |class: &str| {
             kind_classes.is_empty() || kind_classes.iter().any(|k| self.is_a(class, k))
         };
+        // Deprecated classes are a fallback: Brick 1.4 deprecates its location
+        // classes in favour of RealEstateCore but they still carry the tags.
         let mut best: Option<(&String, usize)> = None;
-        for (class, info) in &self.classes {
-            if info.tags.is_empty()
-                || info.deprecated
-                || !class.starts_with(BRICK)
-                || !within_kind(class)
-                || !info.tags.iter().all(|t| tags.contains(t))
-            {
-                continue;
+        for allow_deprecated in [false, true] {
+            for (class, info) in &self.classes {
+                if info.tags.is_empty()
+                    || info.deprecated != allow_deprecated
+                    || !class.starts_with(BRICK)
+                    || !within_kind(class)
+                    || !info.tags.iter().all(|t| tags.contains(t))
+                {
+                    continue;
+                }
+                let matched = info.tags.len();
+                let better = match best {
+                    None => true,
+                    Some((b, m)) => matched > m || (matched == m && self.prefer(class, b)),
+                };
+                if better {
+                    best = Some((class, matched));
+                }
             }
-            let matched = info.tags.len();
-            let better = match best {
-                None => true,
-                Some((b, m)) => matched > m || (matched == m && self.prefer(class, b)),
-            };
-            if better {
-                best = Some((class, matched));
+            if best.is_some() {
+                break;
             }
         }
         match best {
@@ -330,16 +356,32 @@ mod tests {
         };
         add("Point", &[], &["Point"]);
         add("Sensor", &["Point"], &["Point", "Sensor"]);
-        add("Temperature_Sensor", &["Sensor"], &["Point", "Sensor", "Temperature"]);
-        add("Air_Temperature_Sensor", &["Temperature_Sensor"], &["Point", "Sensor", "Temperature", "Air"]);
+        add(
+            "Temperature_Sensor",
+            &["Sensor"],
+            &["Point", "Sensor", "Temperature"],
+        );
+        add(
+            "Air_Temperature_Sensor",
+            &["Temperature_Sensor"],
+            &["Point", "Sensor", "Temperature", "Air"],
+        );
         add("Equipment", &[], &["Equipment"]);
         add("VAV", &["Equipment"], &["Equipment", "VAV"]);
-        for (k, v) in [("Point", "Point"), ("Sensor", "Sensor"), ("Temperature", "Temperature"), ("Air", "Air"), ("Equipment", "Equipment"), ("VAV", "VAV")] {
+        for (k, v) in [
+            ("Point", "Point"),
+            ("Sensor", "Sensor"),
+            ("Temperature", "Temperature"),
+            ("Air", "Air"),
+            ("Equipment", "Equipment"),
+            ("VAV", "VAV"),
+        ] {
             let _ = k;
             o.brick_tags.insert(t(v));
         }
         o.marker_tags.insert("temp".into(), vec![t("Temperature")]);
         o.marker_tags.insert("equip".into(), vec![t("Equipment")]);
+        o.marker_tags.insert("vav".into(), vec![t("VAV")]);
         o.compute_ancestors();
         o
     }
@@ -360,7 +402,10 @@ mod tests {
     #[test]
     fn is_a_is_transitive() {
         let o = ont();
-        assert!(o.is_a(&vocab::brick("Air_Temperature_Sensor"), &vocab::brick("Point")));
+        assert!(o.is_a(
+            &vocab::brick("Air_Temperature_Sensor"),
+            &vocab::brick("Point")
+        ));
         assert!(!o.is_a(&vocab::brick("VAV"), &vocab::brick("Point")));
     }
 }

@@ -55,14 +55,21 @@ impl ResultFormat {
     /// Parses a short name (`json`, `xml`, `csv`, `tsv`, `ttl`, `nt`) or a media type.
     pub fn parse(name: &str) -> Option<Self> {
         let name = name.trim().to_ascii_lowercase();
-        [Self::Json, Self::Xml, Self::Csv, Self::Tsv, Self::Turtle, Self::NTriples]
-            .into_iter()
-            .find(|f| {
-                f.media_type() == name
-                    || f.aliases().contains(&name.as_str())
-                    || f.short_name() == name
-                    || (name == "turtle" && *f == Self::Turtle)
-            })
+        [
+            Self::Json,
+            Self::Xml,
+            Self::Csv,
+            Self::Tsv,
+            Self::Turtle,
+            Self::NTriples,
+        ]
+        .into_iter()
+        .find(|f| {
+            f.media_type() == name
+                || f.aliases().contains(&name.as_str())
+                || f.short_name() == name
+                || (name == "turtle" && *f == Self::Turtle)
+        })
     }
 
     /// Short name.
@@ -94,7 +101,11 @@ pub fn negotiate(accept: Option<&str>, offered: &[ResultFormat]) -> Option<Resul
         .split(',')
         .map(|part| {
             let mut params = part.split(';');
-            let media = params.next().unwrap_or_default().trim().to_ascii_lowercase();
+            let media = params
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase();
             let q = params
                 .filter_map(|p| p.trim().strip_prefix("q="))
                 .find_map(|q| q.trim().parse::<f32>().ok())
@@ -141,7 +152,9 @@ fn subject(t: &Term) -> Result<NamedOrBlankNode, StoreError> {
     match to_ox_term(t)? {
         OxTerm::NamedNode(n) => Ok(n.into()),
         OxTerm::BlankNode(b) => Ok(b.into()),
-        other => Err(StoreError::InvalidRdf(format!("{other} cannot be a subject"))),
+        other => Err(StoreError::InvalidRdf(format!(
+            "{other} cannot be a subject"
+        ))),
     }
 }
 
@@ -158,10 +171,15 @@ pub fn serialize(output: &QueryOutput, format: ResultFormat) -> Result<Vec<u8>, 
         (QueryOutput::Boolean(b), Some(f)) => QueryResultsSerializer::from_format(f)
             .serialize_boolean_to_writer(Vec::new(), *b)
             .map_err(io),
-        (QueryOutput::Solutions { variables, rows, .. }, Some(f)) => {
+        (
+            QueryOutput::Solutions {
+                variables, rows, ..
+            },
+            Some(f),
+        ) => {
             let vars: Vec<Variable> = variables
                 .iter()
-                .map(|v| Variable::new(v).map_err(|e| io(e)))
+                .map(|v| Variable::new(v).map_err(io))
                 .collect::<Result<_, _>>()?;
             let mut ser = QueryResultsSerializer::from_format(f)
                 .serialize_solutions_to_writer(Vec::new(), vars.clone())
@@ -188,7 +206,8 @@ pub fn serialize(output: &QueryOutput, format: ResultFormat) -> Result<Vec<u8>, 
             for t in triples {
                 let triple = OxTriple::new(
                     subject(&t.subject)?,
-                    NamedNode::new(&t.predicate).map_err(|e| StoreError::InvalidRdf(e.to_string()))?,
+                    NamedNode::new(&t.predicate)
+                        .map_err(|e| StoreError::InvalidRdf(e.to_string()))?,
                     to_ox_term(&t.object)?,
                 );
                 ser.serialize_triple(&triple).map_err(io)?;
@@ -210,15 +229,27 @@ mod tests {
     #[test]
     fn negotiation_honours_q_values_and_defaults() {
         assert_eq!(negotiate(None, &ResultFormat::SOLUTIONS), Some(Json));
-        assert_eq!(negotiate(Some("text/csv"), &ResultFormat::SOLUTIONS), Some(Csv));
         assert_eq!(
-            negotiate(Some("text/csv;q=0.5, application/sparql-results+xml"), &ResultFormat::SOLUTIONS),
+            negotiate(Some("text/csv"), &ResultFormat::SOLUTIONS),
+            Some(Csv)
+        );
+        assert_eq!(
+            negotiate(
+                Some("text/csv;q=0.5, application/sparql-results+xml"),
+                &ResultFormat::SOLUTIONS
+            ),
             Some(Xml)
         );
         assert_eq!(negotiate(Some("*/*"), &ResultFormat::GRAPHS), Some(Turtle));
-        assert_eq!(negotiate(Some("text/*, text/csv;q=0.1"), &ResultFormat::SOLUTIONS), Some(Tsv));
+        assert_eq!(
+            negotiate(Some("text/*, text/csv;q=0.1"), &ResultFormat::SOLUTIONS),
+            Some(Tsv)
+        );
         assert_eq!(negotiate(Some("image/png"), &ResultFormat::SOLUTIONS), None);
-        assert_eq!(negotiate(Some("application/n-triples"), &ResultFormat::GRAPHS), Some(NTriples));
+        assert_eq!(
+            negotiate(Some("application/n-triples"), &ResultFormat::GRAPHS),
+            Some(NTriples)
+        );
     }
 
     #[test]

@@ -29,7 +29,12 @@ pub fn class_tree(ontology: &Ontology, root: &str, depth: usize) -> Option<Class
     Some(tree_node(ontology, root, depth, &mut BTreeSet::new()))
 }
 
-fn tree_node(ontology: &Ontology, class: &str, depth: usize, path: &mut BTreeSet<String>) -> ClassNode {
+fn tree_node(
+    ontology: &Ontology,
+    class: &str,
+    depth: usize,
+    path: &mut BTreeSet<String>,
+) -> ClassNode {
     let children: Vec<&String> = ontology
         .children(class)
         .filter(|c| !ontology.class(c).is_some_and(|i| i.deprecated))
@@ -38,11 +43,13 @@ fn tree_node(ontology: &Ontology, class: &str, depth: usize, path: &mut BTreeSet
     let expanded = if depth == 0 {
         Vec::new()
     } else {
-        children
-            .iter()
-            .filter(|c| !path.contains(c.as_str()))
-            .map(|c| tree_node(ontology, c, depth - 1, path))
-            .collect()
+        let mut out = Vec::new();
+        for c in &children {
+            if !path.contains(c.as_str()) {
+                out.push(tree_node(ontology, c, depth - 1, path));
+            }
+        }
+        out
     };
     path.remove(class);
     ClassNode {
@@ -143,7 +150,9 @@ pub async fn class_detail(
     .await?;
     let count_rows = select(
         store,
-        format!("{PREFIXES}SELECT (COUNT(DISTINCT ?n) AS ?c) WHERE {{ ?n a <{iri}> ; dq:sourceSha ?s }}"),
+        format!(
+            "{PREFIXES}SELECT (COUNT(DISTINCT ?n) AS ?c) WHERE {{ ?n a <{iri}> ; dq:sourceSha ?s }}"
+        ),
     )
     .await?;
     let tag_markers: BTreeSet<MarkerRef> = ontology
@@ -209,9 +218,18 @@ pub struct TagInfo {
 }
 
 /// All Haystack markers, optionally those whose name contains `filter`.
-pub async fn tags(store: &dyn GraphStore, ontology: &Ontology, filter: Option<&str>) -> StoreResult<Vec<TagInfo>> {
+pub async fn tags(
+    store: &dyn GraphStore,
+    ontology: &Ontology,
+    filter: Option<&str>,
+) -> StoreResult<Vec<TagInfo>> {
     let filter_clause = filter
-        .map(|f| format!("FILTER(CONTAINS(LCASE(?name), LCASE(\"{}\")))", escape_literal(f)))
+        .map(|f| {
+            format!(
+                "FILTER(CONTAINS(LCASE(?name), LCASE(\"{}\")))",
+                escape_literal(f)
+            )
+        })
         .unwrap_or_default();
     let rows = select(
         store,

@@ -46,7 +46,7 @@ pub enum LoadError {
     Store(#[from] crate::store::StoreError),
 }
 
-fn list(dir: &PathBuf) -> Result<Vec<PathBuf>, LoadError> {
+fn list(dir: &std::path::Path) -> Result<Vec<PathBuf>, LoadError> {
     import::files_under(dir).map_err(|source| LoadError::Dir {
         path: dir.display().to_string(),
         source,
@@ -58,7 +58,10 @@ impl Sources {
     pub fn ontology_files(&self) -> Result<Vec<SourceFile>, LoadError> {
         let brick = self.assets.require_brick()?;
         let mut files = vec![SourceFile {
-            rel_path: format!("assets/{}", import::relative_path(&brick, self.assets.dir())),
+            rel_path: format!(
+                "assets/{}",
+                import::relative_path(&brick, self.assets.dir())
+            ),
             path: brick,
             kind: GraphKind::Ontology,
         }];
@@ -82,7 +85,10 @@ impl Sources {
     /// Brings the store in line with the files: imports new and changed
     /// files, skips unchanged ones, and drops graphs of files that were
     /// deleted from the managed directories. Returns the ontology index.
-    pub async fn sync(&self, store: &dyn GraphStore) -> Result<(Vec<ImportOutcome>, Ontology), LoadError> {
+    pub async fn sync(
+        &self,
+        store: &dyn GraphStore,
+    ) -> Result<(Vec<ImportOutcome>, Ontology), LoadError> {
         let mut outcomes = Vec::new();
         let ontology_files = self.ontology_files()?;
         for f in &ontology_files {
@@ -104,7 +110,8 @@ impl Sources {
             .collect();
         for record in store.sources().await? {
             let is_managed = managed.iter().any(|m| record.path.starts_with(m));
-            if is_managed && record.kind != GraphKind::Document && !present.contains(&record.graph) {
+            if is_managed && record.kind != GraphKind::Document && !present.contains(&record.graph)
+            {
                 tracing::info!(path = %record.path, "source file removed; dropping its graph");
                 store.remove_graph(&record.graph).await?;
             }
@@ -127,7 +134,11 @@ pub struct AppState {
 
 impl AppState {
     /// State over a store whose sources are loaded; builds the topology.
-    pub async fn new(store: Arc<dyn GraphStore>, ontology: Ontology, http: HttpConfig) -> StoreResult<Arc<Self>> {
+    pub async fn new(
+        store: Arc<dyn GraphStore>,
+        ontology: Ontology,
+        http: HttpConfig,
+    ) -> StoreResult<Arc<Self>> {
         let topology = Topology::build(store.as_ref()).await?;
         Ok(Arc::new(Self {
             store,

@@ -106,7 +106,11 @@ pub struct Topology {
 
 /// Normalises a label for lookup: lower case, single spaces.
 pub fn normalize_label(label: &str) -> String {
-    label.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    label
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 impl Topology {
@@ -139,7 +143,9 @@ impl Topology {
             let Some(n) = row.str("n") else { continue };
             topo.node(n);
             if let Some(label) = row.str("label") {
-                topo.labels.entry(n.to_owned()).or_insert_with(|| label.to_owned());
+                topo.labels
+                    .entry(n.to_owned())
+                    .or_insert_with(|| label.to_owned());
             }
             if let Some(t) = row.str("type") {
                 let types = topo.types.entry(n.to_owned()).or_default();
@@ -260,11 +266,22 @@ impl Topology {
         }
     }
 
-    fn related(&self, i: NodeIndex, rel: Rel, dir: Direction) -> impl Iterator<Item = NodeIndex> + '_ {
+    fn related(
+        &self,
+        i: NodeIndex,
+        rel: Rel,
+        dir: Direction,
+    ) -> impl Iterator<Item = NodeIndex> + '_ {
         self.graph
             .edges_directed(i, dir)
             .filter(move |e| *e.weight() == rel)
-            .map(move |e| if dir == Direction::Outgoing { e.target() } else { e.source() })
+            .map(move |e| {
+                if dir == Direction::Outgoing {
+                    e.target()
+                } else {
+                    e.source()
+                }
+            })
     }
 
     /// The node and everything it (transitively) has as parts, or is part of.
@@ -296,7 +313,10 @@ impl Topology {
         };
         let mut dist: BTreeMap<NodeIndex, usize> = BTreeMap::new();
         let mut queue = VecDeque::new();
-        let mut visited: HashSet<NodeIndex> = self.with_parts(start, Direction::Outgoing).into_iter().collect();
+        let mut visited: HashSet<NodeIndex> = self
+            .with_parts(start, Direction::Outgoing)
+            .into_iter()
+            .collect();
         for n in &visited {
             queue.push_back((*n, 0));
         }
@@ -325,7 +345,11 @@ impl Topology {
                 distance,
             })
             .collect();
-        out.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| a.node.id.cmp(&b.node.id)));
+        out.sort_by(|a, b| {
+            a.distance
+                .cmp(&b.distance)
+                .then_with(|| a.node.id.cmp(&b.node.id))
+        });
         out
     }
 
@@ -414,11 +438,23 @@ mod tests {
             ("vav", Rel::Feeds, "zone"),
             ("chiller", Rel::Feeds, "ahu"),
         ]);
-        let up: Vec<_> = t.upstream("zone", 10).into_iter().map(|r| r.node.id).collect();
+        let up: Vec<_> = t
+            .upstream("zone", 10)
+            .into_iter()
+            .map(|r| r.node.id)
+            .collect();
         assert_eq!(up, vec!["vav", "ahu", "fan", "chiller"]);
-        let up1: Vec<_> = t.upstream("zone", 1).into_iter().map(|r| r.node.id).collect();
+        let up1: Vec<_> = t
+            .upstream("zone", 1)
+            .into_iter()
+            .map(|r| r.node.id)
+            .collect();
         assert_eq!(up1, vec!["vav"]);
-        let down: Vec<_> = t.downstream("ahu", 10).into_iter().map(|r| r.node.id).collect();
+        let down: Vec<_> = t
+            .downstream("ahu", 10)
+            .into_iter()
+            .map(|r| r.node.id)
+            .collect();
         assert_eq!(down, vec!["vav", "zone"]);
     }
 
@@ -428,7 +464,10 @@ mod tests {
         t.node("urn:c");
         for (iri, l) in [("urn:a", "AHU-1"), ("urn:b", "VAV 1"), ("urn:c", "vav  1")] {
             t.labels.insert(iri.into(), l.into());
-            t.by_label.entry(normalize_label(l)).or_default().push(iri.into());
+            t.by_label
+                .entry(normalize_label(l))
+                .or_default()
+                .push(iri.into());
         }
         assert_eq!(t.resolve("ahu-1"), Resolution::Found("urn:a".into()));
         assert_eq!(t.resolve("urn:b"), Resolution::Found("urn:b".into()));

@@ -81,7 +81,10 @@ pub async fn validate(store: &dyn GraphStore, ontology: &Ontology) -> StoreResul
         .await?;
         let subjects = select(
             store,
-            format!("SELECT DISTINCT ?s WHERE {{ GRAPH <{}> {{ ?s ?p ?o FILTER(isIRI(?s)) }} }}", src.graph),
+            format!(
+                "SELECT DISTINCT ?s WHERE {{ GRAPH <{}> {{ ?s ?p ?o FILTER(isIRI(?s)) }} }}",
+                src.graph
+            ),
         )
         .await?;
         let mut facts: BTreeMap<String, NodeFacts> = BTreeMap::new();
@@ -93,7 +96,10 @@ pub async fn validate(store: &dyn GraphStore, ontology: &Ontology) -> StoreResul
             match row.str("p").unwrap_or_default() {
                 vocab::RDF_TYPE => {
                     let t = row.string("o");
-                    all_types.entry(row.string("s")).or_default().insert(t.clone());
+                    all_types
+                        .entry(row.string("s"))
+                        .or_default()
+                        .insert(t.clone());
                     f.types.insert(t);
                 }
                 p if p.ends_with("#sourceSha") => f.has_sha = true,
@@ -129,10 +135,18 @@ pub async fn validate(store: &dyn GraphStore, ontology: &Ontology) -> StoreResul
             }
             instances += 1;
             if !f.has_updated {
-                add("missing_updated_at", node, format!("{node} has no dq:updatedAt"));
+                add(
+                    "missing_updated_at",
+                    node,
+                    format!("{node} has no dq:updatedAt"),
+                );
             }
             if !f.has_sha {
-                add("missing_source_sha", node, format!("{node} has no dq:sourceSha"));
+                add(
+                    "missing_source_sha",
+                    node,
+                    format!("{node} has no dq:sourceSha"),
+                );
             }
             for t in &f.types {
                 let builtin = BUILTIN_CLASS_NAMESPACES.iter().any(|ns| t.starts_with(ns));
@@ -140,22 +154,37 @@ pub async fn validate(store: &dyn GraphStore, ontology: &Ontology) -> StoreResul
                     add(
                         "unknown_class",
                         node,
-                        format!("{node} is typed {t}, which no loaded ontology declares as a class"),
+                        format!(
+                            "{node} is typed {t}, which no loaded ontology declares as a class"
+                        ),
                     );
                 }
             }
         }
         let types_of = |n: &str| -> Vec<String> {
-            all_types.get(n).map(|t| t.iter().cloned().collect()).unwrap_or_default()
+            all_types
+                .get(n)
+                .map(|t| t.iter().cloned().collect())
+                .unwrap_or_default()
         };
         for row in edges {
             let (s, p, o) = (row.string("s"), row.string("p"), row.string("o"));
             let local = p.rsplit('#').next().unwrap_or_default();
-            let (from, to) = if local.starts_with("is") { (o, s) } else { (s, o) };
-            let checks: [(&str, &[&str]); 2] = if local.contains("Point") {
-                [(&from, &["Equipment", "Location", "Collection"]), (&to, &["Point"])]
+            let (from, to) = if local.starts_with("is") {
+                (o, s)
             } else {
-                [(&from, &["Equipment", "Location", "Collection"]), (&to, &["Equipment", "Location", "Collection"])]
+                (s, o)
+            };
+            let checks: [(&str, &[&str]); 2] = if local.contains("Point") {
+                [
+                    (&from, &["Equipment", "Location", "Collection"]),
+                    (&to, &["Point"]),
+                ]
+            } else {
+                [
+                    (&from, &["Equipment", "Location", "Collection"]),
+                    (&to, &["Equipment", "Location", "Collection"]),
+                ]
             };
             for (node, allowed) in checks {
                 let types = types_of(node);
@@ -182,7 +211,11 @@ pub async fn validate(store: &dyn GraphStore, ontology: &Ontology) -> StoreResul
                         node,
                         format!(
                             "{node} ({}) cannot be an endpoint of brick:{local}; expected {}",
-                            types.iter().map(|t| vocab::compact(t)).collect::<Vec<_>>().join(", "),
+                            types
+                                .iter()
+                                .map(|t| vocab::compact(t))
+                                .collect::<Vec<_>>()
+                                .join(", "),
                             allowed.join(" or ")
                         ),
                     );
@@ -195,7 +228,12 @@ pub async fn validate(store: &dyn GraphStore, ontology: &Ontology) -> StoreResul
     for v in &violations {
         *counts.entry(v.rule).or_insert(0) += 1;
     }
-    tracing::info!(sources = models.len(), instances, violations = violations.len(), "validation finished");
+    tracing::info!(
+        sources = models.len(),
+        instances,
+        violations = violations.len(),
+        "validation finished"
+    );
     Ok(Report {
         ok: violations.is_empty(),
         sources: models.len(),

@@ -57,6 +57,8 @@ PREFIX yk: <https://daemoniq.io/ns/yorkland#>
 PREFIX ph: <https://project-haystack.org/def/ph/3.9.14#>
 PREFIX phIoT: <https://project-haystack.org/def/phIoT/3.9.14#>
 PREFIX phScience: <https://project-haystack.org/def/phScience/3.9.14#>
+PREFIX phIct: <https://project-haystack.org/def/phIct/3.9.14#>
+PREFIX phx: <https://daemoniq.io/ns/haystack-ext#>
 ";
 
 /// Prefixes accepted in `prefix:local` names given to the REST API.

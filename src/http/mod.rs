@@ -71,7 +71,10 @@ pub(crate) fn params<T>(q: Result<axum::extract::Query<T>, QueryRejection>) -> A
 }
 
 /// Turns a body rejection into 413 or 400.
-pub(crate) fn body(b: Result<axum::body::Bytes, BytesRejection>, limit: usize) -> ApiResult<axum::body::Bytes> {
+pub(crate) fn body(
+    b: Result<axum::body::Bytes, BytesRejection>,
+    limit: usize,
+) -> ApiResult<axum::body::Bytes> {
     b.map_err(|e| {
         if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::new(

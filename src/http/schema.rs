@@ -26,7 +26,9 @@ pub(super) async fn classes(
     let root = vocab::expand(p.root.as_deref().unwrap_or("brick:Class"));
     let depth = p.depth.unwrap_or(1);
     if depth > MAX_DEPTH {
-        return Err(ApiError::invalid(format!("depth must be at most {MAX_DEPTH}")));
+        return Err(ApiError::invalid(format!(
+            "depth must be at most {MAX_DEPTH}"
+        )));
     }
     schema::class_tree(&state.ontology(), &root, depth)
         .map(Json)
@@ -44,7 +46,9 @@ pub(super) async fn class(
 ) -> ApiResult<Json<ClassDetail>> {
     let iri = vocab::expand(params(q)?.iri.trim());
     if !crate::store::is_safe_iri(&iri) {
-        return Err(ApiError::invalid(format!("{iri:?} is not an IRI or prefixed name")));
+        return Err(ApiError::invalid(format!(
+            "{iri:?} is not an IRI or prefixed name"
+        )));
     }
     schema::class_detail(state.store.as_ref(), &state.ontology(), &iri)
         .await?

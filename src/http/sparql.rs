@@ -126,11 +126,16 @@ async fn run(state: &SharedState, headers: &HeaderMap, params: Params) -> ApiRes
         .await
         .map_err(|_| StoreError::Timeout(timeout))??;
     let (offered, truncated, rows) = match &output {
-        QueryOutput::Solutions { rows, truncated, .. } => (&ResultFormat::SOLUTIONS[..], *truncated, rows.len()),
+        QueryOutput::Solutions {
+            rows, truncated, ..
+        } => (&ResultFormat::SOLUTIONS[..], *truncated, rows.len()),
         QueryOutput::Boolean(_) => (&ResultFormat::SOLUTIONS[..], false, 1),
-        QueryOutput::Graph { triples, truncated } => (&ResultFormat::GRAPHS[..], *truncated, triples.len()),
+        QueryOutput::Graph { triples, truncated } => {
+            (&ResultFormat::GRAPHS[..], *truncated, triples.len())
+        }
     };
-    let format = results::negotiate(accept(headers), offered).ok_or_else(|| not_acceptable(offered))?;
+    let format =
+        results::negotiate(accept(headers), offered).ok_or_else(|| not_acceptable(offered))?;
     let bytes = results::serialize(&output, format)?;
     tracing::info!(
         rows,
@@ -160,4 +165,3 @@ fn not_acceptable(offered: &[ResultFormat]) -> ApiError {
         "supported": offered.iter().map(|f| f.media_type()).collect::<Vec<_>>()
     }))
 }
-

@@ -27,7 +27,10 @@ fn resolve(topology: &Topology, id: &str) -> ApiResult<String> {
         ))),
         Resolution::Ambiguous(candidates) => Err(ApiError::new(
             ErrorCode::AmbiguousNode,
-            format!("{} nodes are labelled {id:?}; pass one of their IRIs", candidates.len()),
+            format!(
+                "{} nodes are labelled {id:?}; pass one of their IRIs",
+                candidates.len()
+            ),
         )
         .with_details(serde_json::json!({
             "candidates": candidates.iter().map(|c| topology.view(c)).collect::<Vec<_>>()
@@ -38,7 +41,9 @@ fn resolve(topology: &Topology, id: &str) -> ApiResult<String> {
 fn depth(requested: Option<usize>, default: usize, max: usize) -> ApiResult<usize> {
     let d = requested.unwrap_or(default);
     if d == 0 || d > max {
-        return Err(ApiError::invalid(format!("depth must be between 1 and {max}")));
+        return Err(ApiError::invalid(format!(
+            "depth must be between 1 and {max}"
+        )));
     }
     Ok(d)
 }
@@ -72,7 +77,11 @@ pub(super) struct TraversalResponse {
     nodes: Vec<Reached>,
 }
 
-async fn traversal(state: SharedState, p: NodeParams, upstream: bool) -> ApiResult<Json<TraversalResponse>> {
+async fn traversal(
+    state: SharedState,
+    p: NodeParams,
+    upstream: bool,
+) -> ApiResult<Json<TraversalResponse>> {
     let topology = state.topology();
     let iri = resolve(&topology, &p.id)?;
     let depth = depth(p.depth, MAX_DEPTH, MAX_DEPTH)?;

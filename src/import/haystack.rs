@@ -38,7 +38,11 @@ pub enum HValue {
 
 fn parse_v3_string(s: &str) -> HValue {
     let Some((prefix, rest)) = s.split_once(':').filter(|(p, _)| p.len() == 1) else {
-        return if s == "\u{2713}" { HValue::Marker } else { HValue::Str(s.to_owned()) };
+        return if s == "\u{2713}" {
+            HValue::Marker
+        } else {
+            HValue::Str(s.to_owned())
+        };
     };
     match prefix {
         "m" => HValue::Marker,
@@ -101,8 +105,7 @@ pub type Record = BTreeMap<String, HValue>;
 
 /// Reads the rows of a Haystack JSON grid in either encoding.
 pub fn parse_grid(bytes: &[u8]) -> Result<Vec<Record>, String> {
-    let grid: Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
+    let grid: Value = serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON: {e}"))?;
     let rows = grid
         .get("rows")
         .and_then(Value::as_array)
@@ -151,7 +154,13 @@ pub fn convert(bytes: &[u8], base: &str, ontology: &Ontology) -> Result<Vec<Trip
     let iri = |id: &str| -> Term {
         let local: String = id
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~') { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~') {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect();
         Term::Iri(format!("{base}{local}"))
     };
@@ -190,15 +199,27 @@ pub fn convert(bytes: &[u8], base: &str, ontology: &Ontology) -> Result<Vec<Trip
         if let Some(label) = label {
             out.push(Triple::new(node.clone(), RDFS_LABEL, Term::string(label)));
         }
-        out.push(Triple::new(node.clone(), vocab::dq("haystackId"), Term::string(&id)));
+        out.push(Triple::new(
+            node.clone(),
+            vocab::dq("haystackId"),
+            Term::string(&id),
+        ));
         for marker in markers(r) {
             out.push(match ontology.marker_iri(marker) {
                 Some(m) => Triple::new(node.clone(), vocab::dq("hasHaystackTag"), Term::iri(m)),
-                None => Triple::new(node.clone(), vocab::dq("rawHaystackTag"), Term::string(marker)),
+                None => Triple::new(
+                    node.clone(),
+                    vocab::dq("rawHaystackTag"),
+                    Term::string(marker),
+                ),
             });
         }
         if let Some(HValue::Str(unit)) | Some(HValue::Number(_, Some(unit))) = r.get("unit") {
-            out.push(Triple::new(node.clone(), vocab::dq("unitSymbol"), Term::string(unit)));
+            out.push(Triple::new(
+                node.clone(),
+                vocab::dq("unitSymbol"),
+                Term::string(unit),
+            ));
         }
         let self_is_point = is(&id, "Point");
         let self_is_location = is(&id, "Location");
@@ -221,7 +242,11 @@ pub fn convert(bytes: &[u8], base: &str, ontology: &Ontology) -> Result<Vec<Trip
             } else if FEED_REFS.contains(&tag.as_str()) {
                 out.push(Triple::new(t, vocab::brick("feeds"), node.clone()));
             } else if LOCATION_REFS.contains(&tag.as_str()) {
-                let p = if self_is_location { "isPartOf" } else { "hasLocation" };
+                let p = if self_is_location {
+                    "isPartOf"
+                } else {
+                    "hasLocation"
+                };
                 out.push(Triple::new(node.clone(), vocab::brick(p), t));
             } else {
                 out.push(Triple::new(node.clone(), vocab::dq("haystackRef"), t));
@@ -242,13 +267,22 @@ mod tests {
         assert_eq!(parse_value(&json!({"_kind": "marker"})), HValue::Marker);
         assert_eq!(
             parse_value(&json!("r:p:demo:r:1 Carytown")),
-            HValue::Ref { id: "p:demo:r:1".into(), dis: Some("Carytown".into()) }
+            HValue::Ref {
+                id: "p:demo:r:1".into(),
+                dis: Some("Carytown".into())
+            }
         );
         assert_eq!(
             parse_value(&json!({"_kind": "ref", "val": "@c-1", "dis": "AHU"})),
-            HValue::Ref { id: "c-1".into(), dis: Some("AHU".into()) }
+            HValue::Ref {
+                id: "c-1".into(),
+                dis: Some("AHU".into())
+            }
         );
-        assert_eq!(parse_value(&json!("n:72.5 °F")), HValue::Number(72.5, Some("°F".into())));
+        assert_eq!(
+            parse_value(&json!("n:72.5 °F")),
+            HValue::Number(72.5, Some("°F".into()))
+        );
         assert_eq!(parse_value(&json!("s:m:x")), HValue::Str("m:x".into()));
         assert_eq!(parse_value(&json!("plain")), HValue::Str("plain".into()));
     }

@@ -32,7 +32,9 @@ pub enum ImportError {
         source: std::io::Error,
     },
     /// The file's extension names no format DaemonIQ imports.
-    #[error("{path}: unsupported format (expected .ttl, .nt, .nq, .trig, .rdf, .owl or Haystack .json)")]
+    #[error(
+        "{path}: unsupported format (expected .ttl, .nt, .nq, .trig, .rdf, .owl or Haystack .json)"
+    )]
     UnsupportedFormat {
         /// The file.
         path: String,
@@ -172,10 +174,12 @@ pub fn parse_file(
         message,
     };
     if ext == "json" {
-        let ontology = ontology.ok_or_else(|| {
-            parse_err("Haystack import needs the ontology; load it first".into())
-        })?;
-        let base = format!("https://daemoniq.io/haystack/{}#", sanitize_base(&source.rel_path));
+        let ontology = ontology
+            .ok_or_else(|| parse_err("Haystack import needs the ontology; load it first".into()))?;
+        let base = format!(
+            "https://daemoniq.io/haystack/{}#",
+            sanitize_base(&source.rel_path)
+        );
         return haystack::convert(bytes, &base, ontology).map_err(parse_err);
     }
     let format = rdf::format_for_extension(&ext).ok_or_else(|| ImportError::UnsupportedFormat {
@@ -187,7 +191,13 @@ pub fn parse_file(
 fn sanitize_base(rel: &str) -> String {
     rel.trim_start_matches("../")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.') { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -205,7 +215,11 @@ pub fn annotate_instances(triples: &mut Vec<Triple>, record: &SourceRecord) {
     for s in subjects {
         let s = Term::Iri(s);
         triples.push(Triple::new(s.clone(), vocab::dq("sourceSha"), sha.clone()));
-        triples.push(Triple::new(s.clone(), vocab::dq("sourcePath"), path.clone()));
+        triples.push(Triple::new(
+            s.clone(),
+            vocab::dq("sourcePath"),
+            path.clone(),
+        ));
         triples.push(Triple::new(s, vocab::dq("updatedAt"), at.clone()));
     }
 }
@@ -222,7 +236,11 @@ pub async fn import_file(
     })?;
     let sha = sha256_hex(&bytes);
     let graph = source.graph_iri();
-    let previous = store.sources().await?.into_iter().find(|r| r.graph == graph);
+    let previous = store
+        .sources()
+        .await?
+        .into_iter()
+        .find(|r| r.graph == graph);
     if previous.as_ref().is_some_and(|p| p.sha256 == sha) {
         tracing::debug!(path = %source.rel_path, "source unchanged; not reloaded");
         return Ok(ImportOutcome::Unchanged {
@@ -287,7 +305,10 @@ mod tests {
     #[test]
     fn relative_paths_are_never_absolute() {
         let root = std::env::current_dir().unwrap();
-        assert_eq!(relative_path(&root.join("graph/a.ttl"), &root), "graph/a.ttl");
+        assert_eq!(
+            relative_path(&root.join("graph/a.ttl"), &root),
+            "graph/a.ttl"
+        );
         let outside = root.parent().unwrap().join("shared/x.ttl");
         let rel = relative_path(&outside, &root);
         assert!(rel.starts_with("../"), "{rel}");
@@ -296,6 +317,9 @@ mod tests {
 
     #[test]
     fn graph_iris_encode_odd_characters() {
-        assert_eq!(source_graph_iri("graph/a b.ttl"), "urn:daemoniq:source:graph/a%20b.ttl");
+        assert_eq!(
+            source_graph_iri("graph/a b.ttl"),
+            "urn:daemoniq:source:graph/a%20b.ttl"
+        );
     }
 }

@@ -22,7 +22,10 @@ pub fn format_for_extension(ext: &str) -> Option<RdfFormat> {
 /// Blank nodes are renamed so that two files never share a blank node.
 pub fn parse(bytes: &[u8], format: RdfFormat) -> Result<Vec<Triple>, String> {
     let mut out = Vec::new();
-    for quad in RdfParser::from_format(format).rename_blank_nodes().for_slice(bytes) {
+    for quad in RdfParser::from_format(format)
+        .rename_blank_nodes()
+        .for_slice(bytes)
+    {
         let quad = quad.map_err(|e| e.to_string())?;
         let subject = match quad.subject {
             NamedOrBlankNode::NamedNode(n) => Term::Iri(n.into_string()),
@@ -43,7 +46,11 @@ mod tests {
 
     #[test]
     fn parses_turtle_and_reports_position_of_errors() {
-        let ok = parse(b"@prefix ex: <http://e/> . ex:a ex:b ex:c .", RdfFormat::Turtle).unwrap();
+        let ok = parse(
+            b"@prefix ex: <http://e/> . ex:a ex:b ex:c .",
+            RdfFormat::Turtle,
+        )
+        .unwrap();
         assert_eq!(ok.len(), 1);
         let err = parse(b"@prefix ex: <http://e/> .\nex:a ex:b .", RdfFormat::Turtle).unwrap_err();
         assert!(err.contains('2'), "position expected in {err}");

@@ -12,8 +12,7 @@ use crate::vocab::{self, META_GRAPH};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use oxigraph::model::{
-    BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, QuadRef, Subject,
-    Term as OxTerm,
+    BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, QuadRef, Term as OxTerm,
 };
 use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
@@ -31,11 +30,13 @@ pub struct EmbeddedStore {
 impl EmbeddedStore {
     /// Opens (or creates) a RocksDB-backed store in `path`.
     pub fn open(path: &Path) -> StoreResult<Self> {
-        std::fs::create_dir_all(path).map_err(|e| {
-            StoreError::Storage(format!("cannot create {}: {e}", path.display()))
-        })?;
+        std::fs::create_dir_all(path)
+            .map_err(|e| StoreError::Storage(format!("cannot create {}: {e}", path.display())))?;
         let store = Store::open(path).map_err(|e| {
-            StoreError::Storage(format!("cannot open the graph store in {}: {e}", path.display()))
+            StoreError::Storage(format!(
+                "cannot open the graph store in {}: {e}",
+                path.display()
+            ))
         })?;
         Ok(Self {
             store: Arc::new(store),
@@ -70,7 +71,9 @@ fn storage(e: impl std::fmt::Display) -> StoreError {
 fn evaluation(e: QueryEvaluationError, timeout: Option<Duration>) -> StoreError {
     match e {
         QueryEvaluationError::Cancelled => StoreError::Timeout(timeout.unwrap_or_default()),
-        QueryEvaluationError::UnsupportedService(name) => StoreError::ServiceRefused(name.to_string()),
+        QueryEvaluationError::UnsupportedService(name) => {
+            StoreError::ServiceRefused(name.to_string())
+        }
         QueryEvaluationError::Service(e) => StoreError::ServiceRefused(e.to_string()),
         QueryEvaluationError::UnboundService => {
             StoreError::ServiceRefused("unbound service variable".into())
@@ -105,11 +108,13 @@ pub(crate) fn to_ox_term(term: &Term) -> StoreResult<OxTerm> {
     })
 }
 
-fn to_ox_subject(term: &Term) -> StoreResult<Subject> {
+fn to_ox_subject(term: &Term) -> StoreResult<NamedOrBlankNode> {
     match to_ox_term(term)? {
         OxTerm::NamedNode(n) => Ok(n.into()),
         OxTerm::BlankNode(b) => Ok(b.into()),
-        other => Err(StoreError::InvalidRdf(format!("{other} cannot be a subject"))),
+        other => Err(StoreError::InvalidRdf(format!(
+            "{other} cannot be a subject"
+        ))),
     }
 }
 
@@ -140,12 +145,10 @@ pub(crate) fn from_ox_term(term: OxTerm) -> Term {
     }
 }
 
-fn from_ox_subject(s: Subject) -> Term {
+fn from_ox_subject(s: NamedOrBlankNode) -> Term {
     match s {
-        Subject::NamedNode(n) => Term::Iri(n.into_string()),
-        Subject::BlankNode(b) => Term::Blank(b.into_string()),
-        #[allow(unreachable_patterns)]
-        other => Term::string(other.to_string()),
+        NamedOrBlankNode::NamedNode(n) => Term::Iri(n.into_string()),
+        NamedOrBlankNode::BlankNode(b) => Term::Blank(b.into_string()),
     }
 }
 
@@ -167,11 +170,31 @@ fn meta_triples(record: &SourceRecord) -> Vec<Triple> {
     let g = Term::iri(&record.graph);
     vec![
         Triple::new(g.clone(), vocab::RDF_TYPE, Term::iri(vocab::dq("Source"))),
-        Triple::new(g.clone(), vocab::dq("sourcePath"), Term::string(&record.path)),
-        Triple::new(g.clone(), vocab::dq("sourceSha"), Term::string(&record.sha256)),
-        Triple::new(g.clone(), vocab::dq("updatedAt"), Term::date_time(record.updated_at)),
-        Triple::new(g.clone(), vocab::dq("loadedAt"), Term::date_time(record.loaded_at)),
-        Triple::new(g.clone(), vocab::dq("graphKind"), Term::string(record.kind.as_str())),
+        Triple::new(
+            g.clone(),
+            vocab::dq("sourcePath"),
+            Term::string(&record.path),
+        ),
+        Triple::new(
+            g.clone(),
+            vocab::dq("sourceSha"),
+            Term::string(&record.sha256),
+        ),
+        Triple::new(
+            g.clone(),
+            vocab::dq("updatedAt"),
+            Term::date_time(record.updated_at),
+        ),
+        Triple::new(
+            g.clone(),
+            vocab::dq("loadedAt"),
+            Term::date_time(record.loaded_at),
+        ),
+        Triple::new(
+            g.clone(),
+            vocab::dq("graphKind"),
+            Term::string(record.kind.as_str()),
+        ),
         Triple::new(
             g,
             vocab::dq("tripleCount"),
@@ -303,7 +326,9 @@ impl GraphStore for EmbeddedStore {
                 token.cancel();
             })
         });
-        let result = self.blocking(move |store| run_query(store, &query, token)).await;
+        let result = self
+            .blocking(move |store| run_query(store, &query, token))
+            .await;
         if let Some(timer) = timer {
             timer.abort();
         }
@@ -318,7 +343,12 @@ impl GraphStore for EmbeddedStore {
             let meta_quads = to_quads(&meta_triples(&record), &meta)?;
             let mut tx = store.start_transaction().map_err(storage)?;
             let old: Vec<Quad> = tx
-                .quads_for_pattern(Some(graph.as_ref().into()), None, None, Some(meta.as_ref().into()))
+                .quads_for_pattern(
+                    Some(graph.as_ref().into()),
+                    None,
+                    None,
+                    Some(meta.as_ref().into()),
+                )
                 .collect::<Result<_, _>>()
                 .map_err(storage)?;
             for quad in &old {
@@ -343,7 +373,12 @@ impl GraphStore for EmbeddedStore {
             let meta = named_node(META_GRAPH)?;
             let mut tx = store.start_transaction().map_err(storage)?;
             let old: Vec<Quad> = tx
-                .quads_for_pattern(Some(graph.as_ref().into()), None, None, Some(meta.as_ref().into()))
+                .quads_for_pattern(
+                    Some(graph.as_ref().into()),
+                    None,
+                    None,
+                    Some(meta.as_ref().into()),
+                )
                 .collect::<Result<_, _>>()
                 .map_err(storage)?;
             for quad in &old {
@@ -365,7 +400,10 @@ impl GraphStore for EmbeddedStore {
             .into_rows();
         let mut by_graph: std::collections::BTreeMap<String, Vec<Solution>> = Default::default();
         for row in rows {
-            let g = row.get("g").map(|t| t.value().to_owned()).unwrap_or_default();
+            let g = row
+                .get("g")
+                .map(|t| t.value().to_owned())
+                .unwrap_or_default();
             by_graph.entry(g).or_default().push(row);
         }
         Ok(by_graph
@@ -379,7 +417,11 @@ impl GraphStore for EmbeddedStore {
     }
 
     fn backend(&self) -> &'static str {
-        if self.on_disk { "oxigraph-rocksdb" } else { "oxigraph-memory" }
+        if self.on_disk {
+            "oxigraph-rocksdb"
+        } else {
+            "oxigraph-memory"
+        }
     }
 }
 
@@ -403,10 +445,18 @@ mod tests {
     async fn replace_graph_is_whole_graph_and_records_source() {
         let store = EmbeddedStore::in_memory().unwrap();
         let t = |o: &str| Triple::new(Term::iri("urn:s"), "urn:p", Term::string(o));
-        store.replace_graph(record("urn:g", "a"), vec![t("1"), t("2")]).await.unwrap();
-        store.replace_graph(record("urn:g", "b"), vec![t("3")]).await.unwrap();
+        store
+            .replace_graph(record("urn:g", "a"), vec![t("1"), t("2")])
+            .await
+            .unwrap();
+        store
+            .replace_graph(record("urn:g", "b"), vec![t("3")])
+            .await
+            .unwrap();
         let rows = store
-            .query(SparqlQuery::new("SELECT ?o WHERE { GRAPH <urn:g> { ?s ?p ?o } }"))
+            .query(SparqlQuery::new(
+                "SELECT ?o WHERE { GRAPH <urn:g> { ?s ?p ?o } }",
+            ))
             .await
             .unwrap()
             .into_rows();
@@ -428,7 +478,10 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, StoreError::UpdateRefused), "{err}");
-        let err = store.query(SparqlQuery::new("SELEC ?x WHERE {}")).await.unwrap_err();
+        let err = store
+            .query(SparqlQuery::new("SELEC ?x WHERE {}"))
+            .await
+            .unwrap_err();
         assert!(matches!(err, StoreError::Syntax(_)), "{err}");
     }
 
@@ -438,7 +491,10 @@ mod tests {
         let triples = (0..10)
             .map(|i| Triple::new(Term::iri(format!("urn:s{i}")), "urn:p", Term::string("x")))
             .collect();
-        store.replace_graph(record("urn:g", "a"), triples).await.unwrap();
+        store
+            .replace_graph(record("urn:g", "a"), triples)
+            .await
+            .unwrap();
         let out = store
             .query(SparqlQuery {
                 max_rows: Some(3),
@@ -447,7 +503,9 @@ mod tests {
             .await
             .unwrap();
         match out {
-            QueryOutput::Solutions { rows, truncated, .. } => {
+            QueryOutput::Solutions {
+                rows, truncated, ..
+            } => {
                 assert_eq!(rows.len(), 3);
                 assert!(truncated);
             }

@@ -279,6 +279,7 @@ pub struct SourceRecord {
 }
 
 /// A graph store: SPARQL queries plus whole-graph replacement.
+#[allow(clippy::len_without_is_empty)]
 #[async_trait]
 pub trait GraphStore: Send + Sync {
     /// Runs a read-only SPARQL query. SPARQL Update is refused.
@@ -302,7 +303,10 @@ pub trait GraphStore: Send + Sync {
 }
 
 /// Runs a SELECT and returns its rows.
-pub async fn select(store: &dyn GraphStore, query: impl Into<String>) -> StoreResult<Vec<Solution>> {
+pub async fn select(
+    store: &dyn GraphStore,
+    query: impl Into<String>,
+) -> StoreResult<Vec<Solution>> {
     Ok(store.query(SparqlQuery::new(query)).await?.into_rows())
 }
 
@@ -342,9 +346,9 @@ pub fn escape_literal(value: &str) -> String {
 pub fn is_safe_iri(iri: &str) -> bool {
     !iri.is_empty()
         && iri.contains(':')
-        && !iri
-            .chars()
-            .any(|c| c.is_whitespace() || matches!(c, '<' | '>' | '"' | '{' | '}' | '|' | '^' | '`' | '\\'))
+        && !iri.chars().any(|c| {
+            c.is_whitespace() || matches!(c, '<' | '>' | '"' | '{' | '}' | '|' | '^' | '`' | '\\')
+        })
 }
 
 #[cfg(test)]
@@ -356,7 +360,10 @@ mod tests {
         let t = Term::string("a \"b\"\n");
         assert_eq!(t.to_string(), "\"a \\\"b\\\"\\n\"");
         let t = Term::typed("1", crate::vocab::XSD_INTEGER);
-        assert!(t.to_string().ends_with("^^<http://www.w3.org/2001/XMLSchema#integer>"));
+        assert!(
+            t.to_string()
+                .ends_with("^^<http://www.w3.org/2001/XMLSchema#integer>")
+        );
     }
 
     #[test]

@@ -1,4 +1,5 @@
 //! Integration tests: one binary, a module per area.
+#![allow(clippy::unwrap_used)]
 
 #[path = "../common/mod.rs"]
 mod common;

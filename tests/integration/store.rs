@@ -11,14 +11,20 @@ async fn restart_with_unchanged_sources_reloads_nothing() {
     let first_len = {
         let store = EmbeddedStore::open(dir.path()).unwrap();
         let (outcomes, _) = sources.sync(&store).await.unwrap();
-        assert!(outcomes.iter().all(|o| matches!(o, ImportOutcome::Loaded { .. })));
+        assert!(
+            outcomes
+                .iter()
+                .all(|o| matches!(o, ImportOutcome::Loaded { .. }))
+        );
         store.len().await.unwrap()
     };
     let store = EmbeddedStore::open(dir.path()).unwrap();
     assert_eq!(store.backend(), "oxigraph-rocksdb");
     let (outcomes, ontology) = sources.sync(&store).await.unwrap();
     assert!(
-        outcomes.iter().all(|o| matches!(o, ImportOutcome::Unchanged { .. })),
+        outcomes
+            .iter()
+            .all(|o| matches!(o, ImportOutcome::Unchanged { .. })),
         "{outcomes:?}"
     );
     assert_eq!(store.len().await.unwrap(), first_len);
@@ -31,6 +37,9 @@ async fn a_second_process_on_the_same_directory_gets_a_clear_error() {
     let _held = EmbeddedStore::open(dir.path()).unwrap();
     match EmbeddedStore::open(dir.path()) {
         Ok(_) => panic!("RocksDB should refuse a second open of the same directory"),
-        Err(e) => assert!(e.to_string().contains(&dir.path().display().to_string()), "{e}"),
+        Err(e) => assert!(
+            e.to_string().contains(&dir.path().display().to_string()),
+            "{e}"
+        ),
     }
 }

@@ -33,12 +33,21 @@ async fn vav_upstream_reaches_its_ahu_and_the_plant() {
     assert_eq!(status, StatusCode::OK, "{body}");
     let up = labels(&body, "nodes");
     assert!(up.contains(&"AHU-2".to_owned()), "{up:?}");
-    assert!(up.iter().any(|l| l.starts_with("CH-")), "chilled water reaches the VAV's AHU: {up:?}");
+    assert!(
+        up.iter().any(|l| l.starts_with("CH-")),
+        "chilled water reaches the VAV's AHU: {up:?}"
+    );
     let first = &body["nodes"][0];
     assert_eq!(first["distance"], 1);
 
     let (_, near) = get_json("/api/topology/upstream?id=VAV-2-14&depth=1").await;
-    assert!(near["nodes"].as_array().unwrap().iter().all(|n| n["distance"] == 1));
+    assert!(
+        near["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["distance"] == 1)
+    );
 }
 
 #[tokio::test]
@@ -46,8 +55,14 @@ async fn ahu_downstream_lists_its_vavs_and_zones() {
     let (status, body) = get_json("/api/topology/downstream?id=AHU-1").await;
     assert_eq!(status, StatusCode::OK);
     let down = labels(&body, "nodes");
-    assert!(down.iter().filter(|l| l.starts_with("VAV-1-")).count() >= 5, "{down:?}");
-    assert!(!down.iter().any(|l| l.starts_with("VAV-2-")), "AHU-1 does not serve floor 2: {down:?}");
+    assert!(
+        down.iter().filter(|l| l.starts_with("VAV-1-")).count() >= 5,
+        "{down:?}"
+    );
+    assert!(
+        !down.iter().any(|l| l.starts_with("VAV-2-")),
+        "AHU-1 does not serve floor 2: {down:?}"
+    );
 }
 
 #[tokio::test]
@@ -55,12 +70,18 @@ async fn node_shows_points_and_relations() {
     let (status, body) = get_json("/api/topology/node?id=vav-2-14").await;
     assert_eq!(status, StatusCode::OK);
     let edges = body["edges"].as_array().unwrap();
-    assert!(edges.iter().filter(|e| e["rel"] == "hasPoint").count() >= 5, "{body}");
+    assert!(
+        edges.iter().filter(|e| e["rel"] == "hasPoint").count() >= 5,
+        "{body}"
+    );
     assert!(edges.iter().any(|e| e["rel"] == "feeds"));
-    assert!(body["node"]["types"].as_array().unwrap().iter().any(|t| t
-        .as_str()
-        .unwrap()
-        .contains("Variable_Air_Volume_Box")));
+    assert!(
+        body["node"]["types"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t.as_str().unwrap().contains("Variable_Air_Volume_Box"))
+    );
 }
 
 #[tokio::test]
@@ -70,9 +91,13 @@ async fn subgraph_has_nodes_and_edges_for_drawing() {
     let nodes = body["nodes"].as_array().unwrap();
     let edges = body["edges"].as_array().unwrap();
     assert!(nodes.len() > 10 && edges.len() > 10);
-    let ids: std::collections::HashSet<&str> = nodes.iter().map(|n| n["id"].as_str().unwrap()).collect();
+    let ids: std::collections::HashSet<&str> =
+        nodes.iter().map(|n| n["id"].as_str().unwrap()).collect();
     for e in edges {
-        assert!(ids.contains(e["source"].as_str().unwrap()) && ids.contains(e["target"].as_str().unwrap()));
+        assert!(
+            ids.contains(e["source"].as_str().unwrap())
+                && ids.contains(e["target"].as_str().unwrap())
+        );
     }
 }
 
@@ -113,11 +138,16 @@ async fn ambiguous_label_lists_candidates() {
     .unwrap();
     state.refresh().await.unwrap();
     let resp = daemoniq::app(state)
-        .oneshot(Request::get("/api/topology/node?id=AHU-1").body(Body::empty()).unwrap())
+        .oneshot(
+            Request::get("/api/topology/node?id=AHU-1")
+                .body(Body::empty())
+                .unwrap(),
+        )
         .await
         .unwrap();
     assert_eq!(resp.status(), StatusCode::CONFLICT);
-    let body: Value = serde_json::from_slice(&resp.into_body().collect().await.unwrap().to_bytes()).unwrap();
+    let body: Value =
+        serde_json::from_slice(&resp.into_body().collect().await.unwrap().to_bytes()).unwrap();
     common::assert_valid("error.schema.json", &body);
     assert_eq!(body["code"], "AMBIGUOUS_NODE");
     assert_eq!(body["details"]["candidates"].as_array().unwrap().len(), 2);
