@@ -160,3 +160,21 @@ pub fn exists_or_skip(p: &Path) -> bool {
         false
     }
 }
+
+/// GET `uri` through the campus router (no socket) and parse the JSON body.
+pub async fn get_json(uri: &str) -> (axum::http::StatusCode, serde_json::Value) {
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+    let app = daemoniq::app(campus_state().await);
+    let resp = app
+        .oneshot(
+            axum::http::Request::get(uri)
+                .body(axum::body::Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let status = resp.status();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap())
+}

@@ -4,8 +4,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cli;
 mod import;
 mod schema_api;
+mod schemas;
 mod sparql;
 mod store;
 mod topology;

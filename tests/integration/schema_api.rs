@@ -1,26 +1,11 @@
 //! `/api/schema/...` and `/health` through the router.
 
 use crate::common;
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use http_body_util::BodyExt;
-use serde_json::Value;
-use tower::ServiceExt;
-
-async fn get_json(uri: &str) -> (StatusCode, Value) {
-    let app = daemoniq::app(common::campus_state().await);
-    let resp = app
-        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let status = resp.status();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&bytes).unwrap())
-}
+use axum::http::StatusCode;
 
 #[tokio::test]
 async fn class_tree_from_equipment() {
-    let (status, body) = get_json("/api/schema/classes?root=brick:Equipment&depth=2").await;
+    let (status, body) = common::get_json("/api/schema/classes?root=brick:Equipment&depth=2").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["name"], "brick:Equipment");
     let children: Vec<&str> = body["children"]
@@ -41,16 +26,16 @@ async fn class_tree_from_equipment() {
         "depth 2 expands grandchildren"
     );
 
-    let (status, _) = get_json("/api/schema/classes?root=brick:Nope").await;
+    let (status, _) = common::get_json("/api/schema/classes?root=brick:Nope").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, _) = get_json("/api/schema/classes?depth=99").await;
+    let (status, _) = common::get_json("/api/schema/classes?depth=99").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
 
 #[tokio::test]
 async fn class_detail_has_definition_tags_haystack_and_yorkland() {
     let (status, body) =
-        get_json("/api/schema/class?iri=brick:Variable_Air_Volume_Box_With_Reheat").await;
+        common::get_json("/api/schema/class?iri=brick:Variable_Air_Volume_Box_With_Reheat").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert!(
         body["definition"].as_str().is_some_and(|d| !d.is_empty()),
@@ -78,7 +63,8 @@ async fn class_detail_has_definition_tags_haystack_and_yorkland() {
     assert!(product["confidence"].as_f64().unwrap() > 0.0);
     assert!(body["instance_count"].as_u64().unwrap() > 0);
 
-    let (status, vav) = get_json("/api/schema/class?iri=brick:Variable_Air_Volume_Box").await;
+    let (status, vav) =
+        common::get_json("/api/schema/class?iri=brick:Variable_Air_Volume_Box").await;
     assert_eq!(status, StatusCode::OK);
     assert!(
         vav["haystack_kinds"]
@@ -89,16 +75,16 @@ async fn class_detail_has_definition_tags_haystack_and_yorkland() {
         "{vav}"
     );
 
-    let (status, body) = get_json("/api/schema/class?iri=brick:Nope").await;
+    let (status, body) = common::get_json("/api/schema/class?iri=brick:Nope").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     common::assert_valid("error.schema.json", &body);
-    let (status, _) = get_json("/api/schema/class?iri=x%3E%20%7D").await;
+    let (status, _) = common::get_json("/api/schema/class?iri=x%3E%20%7D").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 }
 
 #[tokio::test]
 async fn tags_list_haystack_markers_with_brick_alignment() {
-    let (status, body) = get_json("/api/schema/tags?q=temp").await;
+    let (status, body) = common::get_json("/api/schema/tags?q=temp").await;
     assert_eq!(status, StatusCode::OK);
     let temp = body
         .as_array()
@@ -117,7 +103,7 @@ async fn tags_list_haystack_markers_with_brick_alignment() {
 
 #[tokio::test]
 async fn health_reports_what_is_loaded() {
-    let (status, body) = get_json("/health").await;
+    let (status, body) = common::get_json("/health").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["status"], "ok");
     assert!(body["triples"].as_u64().unwrap() > 50_000);
@@ -132,7 +118,7 @@ async fn health_reports_what_is_loaded() {
             .iter()
             .any(|s| s["path"] == "assets/brick/1.4/Brick.ttl")
     );
-    let (status, body) = get_json("/no/such/route").await;
+    let (status, body) = common::get_json("/no/such/route").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     common::assert_valid("error.schema.json", &body);
 }

@@ -7,17 +7,6 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
 
-async fn get_json(uri: &str) -> (StatusCode, Value) {
-    let app = daemoniq::app(common::campus_state().await);
-    let resp = app
-        .oneshot(Request::get(uri).body(Body::empty()).unwrap())
-        .await
-        .unwrap();
-    let status = resp.status();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&bytes).unwrap())
-}
-
 fn labels(v: &Value, key: &str) -> Vec<String> {
     v[key]
         .as_array()
@@ -29,7 +18,7 @@ fn labels(v: &Value, key: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn vav_upstream_reaches_its_ahu_and_the_plant() {
-    let (status, body) = get_json("/api/topology/upstream?id=VAV-2-14").await;
+    let (status, body) = common::get_json("/api/topology/upstream?id=VAV-2-14").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let up = labels(&body, "nodes");
     assert!(up.contains(&"AHU-2".to_owned()), "{up:?}");
@@ -40,7 +29,7 @@ async fn vav_upstream_reaches_its_ahu_and_the_plant() {
     let first = &body["nodes"][0];
     assert_eq!(first["distance"], 1);
 
-    let (_, near) = get_json("/api/topology/upstream?id=VAV-2-14&depth=1").await;
+    let (_, near) = common::get_json("/api/topology/upstream?id=VAV-2-14&depth=1").await;
     assert!(
         near["nodes"]
             .as_array()
@@ -52,7 +41,7 @@ async fn vav_upstream_reaches_its_ahu_and_the_plant() {
 
 #[tokio::test]
 async fn ahu_downstream_lists_its_vavs_and_zones() {
-    let (status, body) = get_json("/api/topology/downstream?id=AHU-1").await;
+    let (status, body) = common::get_json("/api/topology/downstream?id=AHU-1").await;
     assert_eq!(status, StatusCode::OK);
     let down = labels(&body, "nodes");
     assert!(
@@ -67,7 +56,7 @@ async fn ahu_downstream_lists_its_vavs_and_zones() {
 
 #[tokio::test]
 async fn node_shows_points_and_relations() {
-    let (status, body) = get_json("/api/topology/node?id=vav-2-14").await;
+    let (status, body) = common::get_json("/api/topology/node?id=vav-2-14").await;
     assert_eq!(status, StatusCode::OK);
     let edges = body["edges"].as_array().unwrap();
     assert!(
@@ -86,7 +75,7 @@ async fn node_shows_points_and_relations() {
 
 #[tokio::test]
 async fn subgraph_has_nodes_and_edges_for_drawing() {
-    let (status, body) = get_json("/api/topology/subgraph?id=AHU-1&depth=2").await;
+    let (status, body) = common::get_json("/api/topology/subgraph?id=AHU-1&depth=2").await;
     assert_eq!(status, StatusCode::OK);
     let nodes = body["nodes"].as_array().unwrap();
     let edges = body["edges"].as_array().unwrap();
@@ -103,13 +92,13 @@ async fn subgraph_has_nodes_and_edges_for_drawing() {
 
 #[tokio::test]
 async fn unknown_ambiguous_and_bad_ids() {
-    let (status, body) = get_json("/api/topology/node?id=VAV-9-99").await;
+    let (status, body) = common::get_json("/api/topology/node?id=VAV-9-99").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     common::assert_valid("error.schema.json", &body);
-    let (status, body) = get_json("/api/topology/upstream?id=AHU-1&depth=0").await;
+    let (status, body) = common::get_json("/api/topology/upstream?id=AHU-1&depth=0").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["code"], "VALIDATION_FAILED");
-    let (status, body) = get_json("/api/topology/node").await;
+    let (status, body) = common::get_json("/api/topology/node").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     common::assert_valid("error.schema.json", &body);
 }
