@@ -10,6 +10,8 @@ pub mod config;
 pub mod error;
 pub mod http;
 pub mod import;
+pub mod embed;
+pub mod ingest;
 pub mod ontology;
 pub mod results;
 pub mod schema;
@@ -17,6 +19,7 @@ pub mod state;
 pub mod store;
 pub mod topology;
 pub mod validate;
+pub mod vector;
 pub mod vocab;
 
 pub use state::{AppState, Sources};

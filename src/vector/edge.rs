@@ -1,0 +1,1 @@
+//! Qdrant Edge backend of [`super::VectorIndex`] (in progress).
