@@ -52,9 +52,70 @@ pub struct Cli {
     #[arg(long, global = true, env = "DAEMONIQ_LOG", default_value = "info")]
     pub log: String,
 
+    /// Document ingest and vector index settings.
+    #[command(flatten)]
+    pub index: IndexConfig,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Document ingest, embedding and vector index settings.
+#[derive(Debug, Args, Clone)]
+pub struct IndexConfig {
+    /// Root of the documents `POST /ingest` may read by path, and that
+    /// `source_ref` is made relative to.
+    #[arg(long, global = true, env = "DAEMONIQ_DOCS_ROOT", default_value = ".")]
+    pub docs_root: PathBuf,
+
+    /// Where `index_metadata.json` and `index_errors.json` go (default: the data dir).
+    #[arg(long, global = true, env = "DAEMONIQ_REPORT_DIR")]
+    pub report_dir: Option<PathBuf>,
+
+    /// Largest document accepted, in bytes.
+    #[arg(long, global = true, env = "DAEMONIQ_MAX_DOC_BYTES", default_value_t = 50 << 20)]
+    pub max_doc_bytes: u64,
+
+    /// Most tokens per chunk (the model window, special tokens included).
+    #[arg(long, global = true, env = "DAEMONIQ_CHUNK_TOKENS", default_value_t = 256)]
+    pub chunk_tokens: usize,
+
+    /// Tokens repeated from the previous chunk of the same section.
+    #[arg(long, global = true, env = "DAEMONIQ_CHUNK_OVERLAP", default_value_t = 32)]
+    pub chunk_overlap: usize,
+
+    /// ONNX Runtime intra-op threads (default: all cores).
+    #[arg(long, global = true, env = "DAEMONIQ_ORT_THREADS")]
+    pub ort_threads: Option<usize>,
+
+    /// Texts per embedding batch.
+    #[arg(long, global = true, env = "DAEMONIQ_EMBED_BATCH", default_value_t = 32)]
+    pub embed_batch: usize,
+
+    /// Cosine similarity above which a chunk duplicates another document's chunk.
+    #[arg(long, global = true, env = "DAEMONIQ_DUPLICATE_THRESHOLD", default_value_t = 0.85)]
+    pub duplicate_threshold: f32,
+
+    /// Leave duplicate chunks out of the index (they are reported either way).
+    #[arg(long, global = true, env = "DAEMONIQ_SKIP_DUPLICATES")]
+    pub skip_duplicates: bool,
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        Self {
+            docs_root: PathBuf::from("."),
+            report_dir: None,
+            max_doc_bytes: 50 << 20,
+            chunk_tokens: 256,
+            chunk_overlap: 32,
+            ort_threads: None,
+            embed_batch: 32,
+            duplicate_threshold: 0.85,
+            skip_duplicates: false,
+        }
+    }
 }
 
 /// Log output format.
@@ -77,6 +138,53 @@ pub enum Command {
     Sparql(SparqlArgs),
     /// Check the building models: required properties, types, relationship endpoints.
     Validate(ValidateArgs),
+    /// Ingest documents (PDF, HTML, Markdown, text): chunk, ground, link, embed, index.
+    Ingest(IngestArgs),
+    /// Delete ingested documents (vector points and graph nodes together).
+    Delete(DeleteArgs),
+    /// List ingested documents with their chunk counts.
+    Documents(DocumentsArgs),
+}
+
+/// `ingest` options.
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// Files or directories (searched recursively for .pdf, .html, .htm, .md,
+    /// .markdown, .txt).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// Subject domain recorded on every chunk.
+    #[arg(long, default_value = "hvac")]
+    pub domain: String,
+
+    /// Kind of document (default: the file format: pdf, html, markdown, text).
+    #[arg(long)]
+    pub source_type: Option<String>,
+
+    /// Version of the documents.
+    #[arg(long, default_value = "1")]
+    pub doc_version: String,
+
+    /// Print the run report as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `delete` options.
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// `source_id`s or relative paths (`source_ref`) of documents.
+    #[arg(required = true)]
+    pub documents: Vec<String>,
+}
+
+/// `documents` options.
+#[derive(Debug, Args)]
+pub struct DocumentsArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `serve` options.

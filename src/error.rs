@@ -37,13 +37,17 @@ pub enum ErrorCode {
     PayloadTooLarge,
     /// The graph store failed.
     StoreUnavailable,
+    /// The vector index cannot be reached or is not configured.
+    IndexUnavailable,
+    /// The embedding model failed.
+    EmbeddingFailed,
     /// Anything else that is the server's fault.
     Internal,
 }
 
 impl ErrorCode {
     /// Every code, for the schema check.
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 15] = [
         Self::ValidationFailed,
         Self::MalformedQuery,
         Self::UpdateForbidden,
@@ -56,6 +60,8 @@ impl ErrorCode {
         Self::NotAcceptable,
         Self::PayloadTooLarge,
         Self::StoreUnavailable,
+        Self::IndexUnavailable,
+        Self::EmbeddingFailed,
         Self::Internal,
     ];
 
@@ -71,8 +77,10 @@ impl ErrorCode {
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::QueryTimeout | Self::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            Self::QueryTimeout | Self::StoreUnavailable | Self::IndexUnavailable => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            Self::Internal | Self::EmbeddingFailed => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }
@@ -122,6 +130,8 @@ impl ApiError {
         tracing::error!(code = ?code, detail = %detail, "request failed");
         let message = match code {
             ErrorCode::StoreUnavailable => "The graph store is unavailable. Try again shortly.",
+            ErrorCode::IndexUnavailable => "The vector index is unavailable. Try again shortly.",
+            ErrorCode::EmbeddingFailed => "Embedding generation failed. The server log has the detail.",
             _ => "An internal error occurred. The server log has the detail.",
         };
         Self::new(code, message)
@@ -142,6 +152,26 @@ impl From<StoreError> for ApiError {
             StoreError::Evaluation(msg) => Self::new(ErrorCode::QueryFailed, msg),
             StoreError::InvalidRdf(msg) => Self::new(ErrorCode::ValidationFailed, msg),
             StoreError::Storage(detail) => Self::internal(ErrorCode::StoreUnavailable, detail),
+        }
+    }
+}
+
+impl From<crate::vector::VectorError> for ApiError {
+    fn from(e: crate::vector::VectorError) -> Self {
+        let mut err = Self::internal(ErrorCode::IndexUnavailable, &e);
+        err.retry_after = Some(5);
+        err
+    }
+}
+
+impl From<crate::ingest::IngestError> for ApiError {
+    fn from(e: crate::ingest::IngestError) -> Self {
+        use crate::ingest::IngestError;
+        match e {
+            IngestError::Store(e) => e.into(),
+            IngestError::Vector(e) => e.into(),
+            IngestError::Embed(e) => Self::internal(ErrorCode::EmbeddingFailed, e),
+            IngestError::Task(e) => Self::internal(ErrorCode::Internal, e),
         }
     }
 }

@@ -2,7 +2,12 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use daemoniq::config::{Cli, Command, ImportArgs, LogFormat, SparqlArgs, ValidateArgs};
+use daemoniq::config::{
+    Cli, Command, DeleteArgs, DocumentsArgs, ImportArgs, IngestArgs, LogFormat, SparqlArgs,
+    ValidateArgs,
+};
+use daemoniq::ground::Grounder;
+use daemoniq::ingest::{DocOptions, DocService, DocStatus, document};
 use daemoniq::import::{self, ImportOutcome, SourceFile};
 use daemoniq::results::{self, ResultFormat};
 use daemoniq::store::{EmbeddedStore, GraphKind, GraphStore, SparqlQuery};
@@ -37,13 +42,45 @@ fn open_store(cli: &Cli) -> Result<Arc<dyn GraphStore>> {
     })
 }
 
+fn assets(cli: &Cli) -> Assets {
+    Assets::new(
+        cli.assets_dir
+            .clone()
+            .unwrap_or_else(daemoniq::config::default_assets_dir),
+    )
+}
+
+/// Opens the embedding model and vector index (`<data-dir>/vectors`, or a
+/// scratch directory with `--memory`) and removes leftovers of a crash.
+async fn open_docs(cli: &Cli, store: Arc<dyn GraphStore>) -> Result<DocService> {
+    let index_dir = (!cli.memory).then(|| cli.data_dir.join("vectors"));
+    let report_dir = cli
+        .index
+        .report_dir
+        .clone()
+        .unwrap_or_else(|| cli.data_dir.clone());
+    let docs = DocService::open(
+        &cli.index,
+        store,
+        &assets(cli),
+        index_dir.as_deref(),
+        report_dir,
+    )
+    .await?;
+    let reconciled = docs.ingestor().reconcile().await?;
+    if reconciled.points_removed > 0 {
+        tracing::warn!(
+            points = reconciled.points_removed,
+            sources = reconciled.sources.len(),
+            "removed vector points of documents an interrupted run left uncommitted"
+        );
+    }
+    Ok(docs)
+}
+
 fn sources(cli: &Cli) -> Result<Sources> {
     Ok(Sources {
-        assets: Assets::new(
-            cli.assets_dir
-                .clone()
-                .unwrap_or_else(daemoniq::config::default_assets_dir),
-        ),
+        assets: assets(cli),
         ontology_dir: cli.ontology_dir.clone(),
         graph_dirs: cli.graph_dirs.clone(),
         root: std::env::current_dir()?,
@@ -82,7 +119,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Serve(args) => {
             let store = open_store(&cli)?;
             let ontology = load(&cli, store.as_ref()).await?;
+            let docs = open_docs(&cli, Arc::clone(&store)).await?;
             let state = AppState::new(store, ontology, args.http.clone()).await?;
+            state.set_docs(Arc::new(docs));
             let listener = tokio::net::TcpListener::bind(args.bind)
                 .await
                 .with_context(|| format!("cannot listen on {}", args.bind))?;
@@ -94,7 +133,140 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Import(args) => import_cmd(&cli, args).await,
         Command::Sparql(args) => sparql_cmd(&cli, args).await,
         Command::Validate(args) => validate_cmd(&cli, args).await,
+        Command::Ingest(args) => ingest_cmd(&cli, args).await,
+        Command::Delete(args) => delete_cmd(&cli, args).await,
+        Command::Documents(args) => documents_cmd(&cli, args).await,
     }
+}
+
+async fn ingest_cmd(cli: &Cli, args: &IngestArgs) -> Result<ExitCode> {
+    let store = open_store(cli)?;
+    let ontology = load(cli, store.as_ref()).await?;
+    let grounder = Grounder::load(store.as_ref(), &ontology).await?;
+    let docs = open_docs(cli, Arc::clone(&store)).await?;
+    let files = docs
+        .collect(&args.paths)
+        .context("cannot list the documents to ingest")?;
+    let pb = ProgressBar::new(files.len() as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let opts = DocOptions {
+        domain: args.domain.clone(),
+        source_type: args.source_type.clone(),
+        doc_version: args.doc_version.clone(),
+    };
+    let inputs = docs.inputs(&files);
+    let report = docs
+        .ingest(&grounder, inputs, &opts, &|d| {
+            pb.set_message(d.source_ref.clone());
+            pb.inc(1);
+        })
+        .await?;
+    pb.finish_and_clear();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "report": report,
+                "errors": report.errors,
+            }))?
+        );
+    } else {
+        for d in &report.documents {
+            let status = match d.status {
+                DocStatus::Indexed => "indexed  ",
+                DocStatus::Replaced => "replaced ",
+                DocStatus::Unchanged => "unchanged",
+                DocStatus::Failed => "FAILED   ",
+            };
+            println!(
+                "{status} {}  {} chunks ({} skipped, {} duplicates)  {}",
+                d.source_id,
+                d.chunks,
+                d.chunks_skipped,
+                d.duplicates.len(),
+                d.source_ref
+            );
+        }
+        for e in &report.errors {
+            match e.chunk {
+                Some(c) => println!("error     {} chunk {c}: {}", e.file, e.reason),
+                None => println!("error     {}: {}", e.file, e.reason),
+            }
+        }
+        let c = &report.counts;
+        println!(
+            "{} documents: {} indexed, {} replaced, {} unchanged, {} failed; {} chunks written, \
+             {} points in the index; reports in {}",
+            c.documents,
+            c.indexed,
+            c.replaced,
+            c.unchanged,
+            c.failed,
+            c.chunks_written,
+            c.index_points,
+            docs.report_dir().display()
+        );
+    }
+    Ok(if report.counts.failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+async fn delete_cmd(cli: &Cli, args: &DeleteArgs) -> Result<ExitCode> {
+    let store = open_store(cli)?;
+    load(cli, store.as_ref()).await?;
+    let docs = open_docs(cli, Arc::clone(&store)).await?;
+    let mut missing = 0;
+    for d in &args.documents {
+        let id = if d.len() == 16 && d.chars().all(|c| c.is_ascii_hexdigit()) {
+            d.clone()
+        } else {
+            document::source_id(d)
+        };
+        match docs.ingestor().delete(&id).await? {
+            Some(points) => println!("deleted {id} ({points} points)  {d}"),
+            None => {
+                println!("no such document: {d}");
+                missing += 1;
+            }
+        }
+    }
+    Ok(if missing > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+async fn documents_cmd(cli: &Cli, args: &DocumentsArgs) -> Result<ExitCode> {
+    let store = open_store(cli)?;
+    load(cli, store.as_ref()).await?;
+    let docs = open_docs(cli, Arc::clone(&store)).await?;
+    let list = docs.ingestor().documents().await?;
+    let index_points = docs.ingestor().index().count().await?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({
+                "documents": list,
+                "index_points": index_points,
+            }))?
+        );
+    } else {
+        for d in &list {
+            println!(
+                "{}  {:>4} chunks  {:>4} points  {:<9} {}",
+                d.source_id, d.chunks, d.points, d.source_type, d.source_ref
+            );
+        }
+        println!("{} documents, {index_points} points in the index", list.len());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn import_cmd(cli: &Cli, args: &ImportArgs) -> Result<ExitCode> {

@@ -130,6 +130,7 @@ pub struct AppState {
     pub started: Instant,
     ontology: RwLock<Arc<Ontology>>,
     topology: RwLock<Arc<Topology>>,
+    docs: std::sync::OnceLock<Arc<crate::ingest::DocService>>,
 }
 
 impl AppState {
@@ -146,12 +147,26 @@ impl AppState {
             started: Instant::now(),
             ontology: RwLock::new(Arc::new(ontology)),
             topology: RwLock::new(Arc::new(topology)),
+            docs: std::sync::OnceLock::new(),
         }))
     }
 
     /// The current ontology index.
     pub fn ontology(&self) -> Arc<Ontology> {
         Arc::clone(&self.ontology.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Attaches the document service (embedding model + vector index). A
+    /// second call is ignored.
+    pub fn set_docs(&self, docs: Arc<crate::ingest::DocService>) {
+        if self.docs.set(docs).is_err() {
+            tracing::warn!("document service already attached; ignoring the second one");
+        }
+    }
+
+    /// The document service, when the server runs with one.
+    pub fn docs(&self) -> Option<Arc<crate::ingest::DocService>> {
+        self.docs.get().cloned()
     }
 
     /// The current topology projection.

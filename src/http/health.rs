@@ -17,7 +17,16 @@ pub struct HealthResponse {
     classes: usize,
     topology: TopologySummary,
     sources: Vec<SourceRecord>,
+    vector_index: Option<IndexSummary>,
     uptime_s: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct IndexSummary {
+    backend: &'static str,
+    model: String,
+    dimension: usize,
+    points: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -28,6 +37,18 @@ struct TopologySummary {
 
 pub(super) async fn health(State(state): State<SharedState>) -> ApiResult<Json<HealthResponse>> {
     let topology = state.topology();
+    let vector_index = match state.docs() {
+        Some(docs) => {
+            let index = docs.ingestor().index();
+            Some(IndexSummary {
+                backend: index.backend(),
+                model: index.model().model.clone(),
+                dimension: index.model().dimension,
+                points: index.count().await?,
+            })
+        }
+        None => None,
+    };
     Ok(Json(HealthResponse {
         status: "ok",
         version: env!("CARGO_PKG_VERSION"),
@@ -39,6 +60,7 @@ pub(super) async fn health(State(state): State<SharedState>) -> ApiResult<Json<H
             edges: topology.edge_count(),
         },
         sources: state.store.sources().await?,
+        vector_index,
         uptime_s: state.started.elapsed().as_secs(),
     }))
 }

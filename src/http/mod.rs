@@ -1,6 +1,7 @@
 //! The HTTP API (axum). One file per resource; handlers extract, call the
 //! library, serialise. Nothing here knows how the store works.
 
+mod documents;
 mod health;
 mod schema;
 mod sparql;
@@ -12,13 +13,16 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::http::{HeaderName, HeaderValue, Method};
-use axum::routing::get;
+use axum::routing::{delete, get, post};
 use std::sync::Arc;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 use tower_http::trace::TraceLayer;
 
 /// Response header set when `--max-rows` cut a SPARQL result.
 pub const TRUNCATED_HEADER: &str = "x-daemoniq-truncated";
+
+/// Upload body limit when no document service is attached.
+const UPLOAD_LIMIT_DEFAULT: usize = 200 << 20;
 
 /// Shared state as handlers see it.
 pub type SharedState = Arc<AppState>;
@@ -27,6 +31,12 @@ pub type SharedState = Arc<AppState>;
 pub fn router(state: SharedState) -> Router {
     let cors = cors_layer(&state.http.cors_origins);
     let max_body = state.http.max_body_bytes;
+    // Uploads may carry several documents; each is checked against the
+    // per-document limit by the pipeline.
+    let max_upload = state.docs().map_or(UPLOAD_LIMIT_DEFAULT, |d| {
+        usize::try_from(d.ingestor().settings().max_bytes.saturating_mul(4))
+            .unwrap_or(usize::MAX)
+    });
     Router::new()
         .route("/health", get(health::health))
         .route("/sparql", get(sparql::get_query).post(sparql::post_query))
@@ -37,6 +47,12 @@ pub fn router(state: SharedState) -> Router {
         .route("/api/topology/upstream", get(topology::upstream))
         .route("/api/topology/downstream", get(topology::downstream))
         .route("/api/topology/subgraph", get(topology::subgraph))
+        .route(
+            "/ingest",
+            post(documents::ingest).layer(DefaultBodyLimit::max(max_upload)),
+        )
+        .route("/api/documents", get(documents::list))
+        .route("/api/documents/{source_id}", delete(documents::delete))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(cors)

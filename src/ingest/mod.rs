@@ -9,10 +9,20 @@
 //!   tokenizer ([`TokenCounter`]): long text is split at sentences, then
 //!   words, and never truncated.
 //!
-//! Grounding, graph linking, embedding and indexing build on these.
+//! - [`pipeline`] grounds and links each chunk to graph nodes, embeds it,
+//!   checks it for duplicates and writes vector points and `dq:Document` /
+//!   `dq:Chunk` graph nodes in a crash-safe order ([`Ingestor`]).
+//! - [`report`] holds `index_metadata.json` / `index_errors.json`.
 
 pub mod chunk;
+pub mod document;
 pub mod extract;
+pub mod pipeline;
+pub mod report;
+pub mod service;
 
 pub use chunk::{Chunk, ChunkError, ChunkOptions, TokenCounter, chunk};
 pub use extract::{Block, BlockKind, ExtractError, Extracted, Page, extract};
+pub use pipeline::{DocOptions, DocumentInfo, IngestError, IngestSettings, Ingestor, Input, Reconciled};
+pub use report::{DocReport, DocStatus, RunReport};
+pub use service::{DocService, OpenError, PathError};

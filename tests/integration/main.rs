@@ -5,7 +5,9 @@
 mod common;
 
 mod cli;
+mod crash;
 mod import;
+mod ingest;
 mod schema_api;
 mod schemas;
 mod sparql;
