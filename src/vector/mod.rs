@@ -10,15 +10,16 @@
 //! model id and dimension it was built with and refuses to open with another
 //! model ([`VectorError::ModelMismatch`]).
 
+pub mod contract;
 pub mod edge;
 
+pub use edge::EdgeIndex;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
-
 
 /// Payload fields the backends index (keyword indexes).
 pub const INDEXED_FIELDS: [&str; 5] = ["graph_ids", "equip", "brick_equip", "ptags", "source_id"];
@@ -201,7 +202,11 @@ pub trait VectorIndex: Send + Sync {
     async fn search(&self, search: Search) -> VectorResult<Vec<Hit>>;
 
     /// All points of one source, ordered by chunk index.
-    async fn points_of(&self, source_id: &str, with_vectors: bool) -> VectorResult<Vec<StoredPoint>>;
+    async fn points_of(
+        &self,
+        source_id: &str,
+        with_vectors: bool,
+    ) -> VectorResult<Vec<StoredPoint>>;
 
     /// Every source id in the index with the set of `source_sha` values its
     /// points carry (for reconciliation after a crash).
