@@ -122,7 +122,7 @@ impl DocService {
             model: embedder.model_id().to_owned(),
             dimension: embedder.dimension(),
         };
-        let index: Arc<dyn VectorIndex> = Arc::new(EdgeIndex::open(&dir, model).await?);
+        let index: Arc<dyn VectorIndex> = Arc::new(EdgeIndex::open(&dir, model)?);
         let ingestor = Ingestor::new(store, index, embedder, counter, settings(cfg));
         let docs_root = std::fs::canonicalize(&cfg.docs_root).unwrap_or_else(|_| cfg.docs_root.clone());
         Ok(Self {

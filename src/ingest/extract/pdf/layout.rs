@@ -75,10 +75,9 @@ impl LineBuilder {
                 } else if gap > WORD_GAP_EM * em
                     && !last.ends_with(char::is_whitespace)
                     && !f.text.starts_with(char::is_whitespace)
+                    && let Some(cell) = line.cells.last_mut()
                 {
-                    if let Some(cell) = line.cells.last_mut() {
-                        cell.push(' ');
-                    }
+                    cell.push(' ');
                 }
                 if line.first_word_x1.is_none() {
                     line.first_word_x1 = first_space_x(&f);
