@@ -2,6 +2,7 @@
 
 use crate::assets::{Assets, MissingAsset};
 use crate::config::HttpConfig;
+use crate::ground::Grounder;
 use crate::import::{self, ImportError, ImportOutcome, SourceFile};
 use crate::ontology::Ontology;
 use crate::store::{GraphKind, GraphStore, StoreResult};
@@ -130,6 +131,7 @@ pub struct AppState {
     pub started: Instant,
     ontology: RwLock<Arc<Ontology>>,
     topology: RwLock<Arc<Topology>>,
+    grounder: RwLock<Arc<Grounder>>,
 }
 
 impl AppState {
@@ -140,12 +142,14 @@ impl AppState {
         http: HttpConfig,
     ) -> StoreResult<Arc<Self>> {
         let topology = Topology::build(store.as_ref()).await?;
+        let grounder = Grounder::load(store.as_ref(), &ontology).await?;
         Ok(Arc::new(Self {
             store,
             http,
             started: Instant::now(),
             ontology: RwLock::new(Arc::new(ontology)),
             topology: RwLock::new(Arc::new(topology)),
+            grounder: RwLock::new(Arc::new(grounder)),
         }))
     }
 
@@ -159,12 +163,20 @@ impl AppState {
         Arc::clone(&self.topology.read().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// Rebuilds the ontology index and topology after the graph changed.
+    /// The current grounder.
+    pub fn grounder(&self) -> Arc<Grounder> {
+        Arc::clone(&self.grounder.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Rebuilds the ontology index, topology and grounder after the graph
+    /// changed.
     pub async fn refresh(&self) -> StoreResult<()> {
         let ontology = Ontology::load(self.store.as_ref()).await?;
         let topology = Topology::build(self.store.as_ref()).await?;
+        let grounder = Grounder::load(self.store.as_ref(), &ontology).await?;
         *self.ontology.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(ontology);
         *self.topology.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(topology);
+        *self.grounder.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(grounder);
         Ok(())
     }
 }

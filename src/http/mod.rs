@@ -1,6 +1,7 @@
 //! The HTTP API (axum). One file per resource; handlers extract, call the
 //! library, serialise. Nothing here knows how the store works.
 
+mod ground;
 mod health;
 mod schema;
 mod sparql;
@@ -12,7 +13,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::http::{HeaderName, HeaderValue, Method};
-use axum::routing::get;
+use axum::routing::{get, post};
 use std::sync::Arc;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 use tower_http::trace::TraceLayer;
@@ -37,6 +38,7 @@ pub fn router(state: SharedState) -> Router {
         .route("/api/topology/upstream", get(topology::upstream))
         .route("/api/topology/downstream", get(topology::downstream))
         .route("/api/topology/subgraph", get(topology::subgraph))
+        .route("/api/ground", post(ground::ground))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(cors)

@@ -5,6 +5,7 @@
 mod common;
 
 mod cli;
+mod ground;
 mod import;
 mod schema_api;
 mod schemas;
