@@ -89,7 +89,11 @@ fn bench(c: &mut Criterion) {
         .block_on(Grounder::load(state.store.as_ref(), &state.ontology()))
         .unwrap();
     let (path, bytes) = &inputs[0];
-    let chunks = chunk(&extract(path, bytes).unwrap(), &counter, &ChunkOptions::default());
+    let chunks = chunk(
+        &extract(path, bytes).unwrap(),
+        &counter,
+        &ChunkOptions::default(),
+    );
     let texts: Vec<String> = chunks.iter().map(|c| c.text.clone()).collect();
 
     let mut g = c.benchmark_group("ground");
@@ -146,7 +150,12 @@ fn bench(c: &mut Criterion) {
         .unwrap();
     let corpus = docs.collect(&[root().join("golden/corpus")]).unwrap();
     let report = rt
-        .block_on(docs.ingest(&grounder, docs.inputs(&corpus), &DocOptions::default(), &|_| {}))
+        .block_on(docs.ingest(
+            &grounder,
+            docs.inputs(&corpus),
+            &DocOptions::default(),
+            &|_| {},
+        ))
         .unwrap();
     eprintln!(
         "demo corpus: {} documents, {} chunks, {:.0} ms",

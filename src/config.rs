@@ -78,11 +78,21 @@ pub struct IndexConfig {
     pub max_doc_bytes: u64,
 
     /// Most tokens per chunk (the model window, special tokens included).
-    #[arg(long, global = true, env = "DAEMONIQ_CHUNK_TOKENS", default_value_t = 256)]
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_CHUNK_TOKENS",
+        default_value_t = 256
+    )]
     pub chunk_tokens: usize,
 
     /// Tokens repeated from the previous chunk of the same section.
-    #[arg(long, global = true, env = "DAEMONIQ_CHUNK_OVERLAP", default_value_t = 32)]
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_CHUNK_OVERLAP",
+        default_value_t = 32
+    )]
     pub chunk_overlap: usize,
 
     /// ONNX Runtime intra-op threads (default: all cores).
@@ -90,11 +100,21 @@ pub struct IndexConfig {
     pub ort_threads: Option<usize>,
 
     /// Texts per embedding batch.
-    #[arg(long, global = true, env = "DAEMONIQ_EMBED_BATCH", default_value_t = 32)]
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_EMBED_BATCH",
+        default_value_t = 32
+    )]
     pub embed_batch: usize,
 
     /// Cosine similarity above which a chunk duplicates another document's chunk.
-    #[arg(long, global = true, env = "DAEMONIQ_DUPLICATE_THRESHOLD", default_value_t = 0.85)]
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_DUPLICATE_THRESHOLD",
+        default_value_t = 0.85
+    )]
     pub duplicate_threshold: f32,
 
     /// Leave duplicate chunks out of the index (they are reported either way).

@@ -131,7 +131,9 @@ impl ApiError {
         let message = match code {
             ErrorCode::StoreUnavailable => "The graph store is unavailable. Try again shortly.",
             ErrorCode::IndexUnavailable => "The vector index is unavailable. Try again shortly.",
-            ErrorCode::EmbeddingFailed => "Embedding generation failed. The server log has the detail.",
+            ErrorCode::EmbeddingFailed => {
+                "Embedding generation failed. The server log has the detail."
+            }
             _ => "An internal error occurred. The server log has the detail.",
         };
         Self::new(code, message)

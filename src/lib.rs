@@ -7,10 +7,11 @@
 
 pub mod assets;
 pub mod config;
+pub mod embed;
 pub mod error;
+pub mod ground;
 pub mod http;
 pub mod import;
-pub mod embed;
 pub mod ingest;
 pub mod ontology;
 pub mod results;

@@ -7,8 +7,8 @@ use daemoniq::config::{
     ValidateArgs,
 };
 use daemoniq::ground::Grounder;
-use daemoniq::ingest::{DocOptions, DocService, DocStatus, document};
 use daemoniq::import::{self, ImportOutcome, SourceFile};
+use daemoniq::ingest::{DocOptions, DocService, DocStatus, document};
 use daemoniq::results::{self, ResultFormat};
 use daemoniq::store::{EmbeddedStore, GraphKind, GraphStore, SparqlQuery};
 use daemoniq::{AppState, Sources, assets::Assets, ontology::Ontology, validate};
@@ -264,7 +264,10 @@ async fn documents_cmd(cli: &Cli, args: &DocumentsArgs) -> Result<ExitCode> {
                 d.source_id, d.chunks, d.points, d.source_type, d.source_ref
             );
         }
-        println!("{} documents, {index_points} points in the index", list.len());
+        println!(
+            "{} documents, {index_points} points in the index",
+            list.len()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

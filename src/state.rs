@@ -2,6 +2,7 @@
 
 use crate::assets::{Assets, MissingAsset};
 use crate::config::HttpConfig;
+use crate::ground::Grounder;
 use crate::import::{self, ImportError, ImportOutcome, SourceFile};
 use crate::ontology::Ontology;
 use crate::store::{GraphKind, GraphStore, StoreResult};
@@ -131,6 +132,7 @@ pub struct AppState {
     ontology: RwLock<Arc<Ontology>>,
     topology: RwLock<Arc<Topology>>,
     docs: std::sync::OnceLock<Arc<crate::ingest::DocService>>,
+    grounder: RwLock<Arc<Grounder>>,
 }
 
 impl AppState {
@@ -141,6 +143,7 @@ impl AppState {
         http: HttpConfig,
     ) -> StoreResult<Arc<Self>> {
         let topology = Topology::build(store.as_ref()).await?;
+        let grounder = Grounder::load(store.as_ref(), &ontology).await?;
         Ok(Arc::new(Self {
             store,
             http,
@@ -148,6 +151,7 @@ impl AppState {
             ontology: RwLock::new(Arc::new(ontology)),
             topology: RwLock::new(Arc::new(topology)),
             docs: std::sync::OnceLock::new(),
+            grounder: RwLock::new(Arc::new(grounder)),
         }))
     }
 
@@ -174,12 +178,20 @@ impl AppState {
         Arc::clone(&self.topology.read().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// Rebuilds the ontology index and topology after the graph changed.
+    /// The current grounder.
+    pub fn grounder(&self) -> Arc<Grounder> {
+        Arc::clone(&self.grounder.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Rebuilds the ontology index, topology and grounder after the graph
+    /// changed.
     pub async fn refresh(&self) -> StoreResult<()> {
         let ontology = Ontology::load(self.store.as_ref()).await?;
         let topology = Topology::build(self.store.as_ref()).await?;
+        let grounder = Grounder::load(self.store.as_ref(), &ontology).await?;
         *self.ontology.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(ontology);
         *self.topology.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(topology);
+        *self.grounder.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(grounder);
         Ok(())
     }
 }

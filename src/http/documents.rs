@@ -99,7 +99,10 @@ fn upload_ref(file_name: &str) -> Option<String> {
 /// `POST /ingest`: `multipart/form-data` with one or more `file` parts (and
 /// optional `domain`, `source_type`, `doc_version` parts), or JSON
 /// `{"paths": [...]}` naming files or directories under the docs root.
-pub(super) async fn ingest(State(state): State<SharedState>, req: Request) -> ApiResult<Json<Value>> {
+pub(super) async fn ingest(
+    State(state): State<SharedState>,
+    req: Request,
+) -> ApiResult<Json<Value>> {
     let docs = service(&state)?;
     let content_type = req
         .headers()
@@ -134,7 +137,9 @@ pub(super) async fn ingest(State(state): State<SharedState>, req: Request) -> Ap
 async fn from_paths(docs: &DocService, req: Request) -> ApiResult<(Vec<Input>, DocOptions)> {
     let bytes = axum::body::Bytes::from_request(req, &())
         .await
-        .map_err(|e| ApiError::invalid(format!("cannot read the request body: {}", e.body_text())))?;
+        .map_err(|e| {
+            ApiError::invalid(format!("cannot read the request body: {}", e.body_text()))
+        })?;
     let body: IngestPaths = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::invalid(format!("invalid JSON body: {e}")))?;
     let mut resolved = Vec::new();
@@ -146,8 +151,10 @@ async fn from_paths(docs: &DocService, req: Request) -> ApiResult<(Vec<Input>, D
         }
     }
     if !refused.is_empty() {
-        return Err(ApiError::invalid("paths must be relative and inside the docs root")
-            .with_details(json!({ "refused": refused })));
+        return Err(
+            ApiError::invalid("paths must be relative and inside the docs root")
+                .with_details(json!({ "refused": refused })),
+        );
     }
     let files = docs
         .collect(&resolved)

@@ -2,6 +2,7 @@
 //! library, serialise. Nothing here knows how the store works.
 
 mod documents;
+mod ground;
 mod health;
 mod schema;
 mod sparql;
@@ -34,8 +35,7 @@ pub fn router(state: SharedState) -> Router {
     // Uploads may carry several documents; each is checked against the
     // per-document limit by the pipeline.
     let max_upload = state.docs().map_or(UPLOAD_LIMIT_DEFAULT, |d| {
-        usize::try_from(d.ingestor().settings().max_bytes.saturating_mul(4))
-            .unwrap_or(usize::MAX)
+        usize::try_from(d.ingestor().settings().max_bytes.saturating_mul(4)).unwrap_or(usize::MAX)
     });
     Router::new()
         .route("/health", get(health::health))
@@ -53,6 +53,7 @@ pub fn router(state: SharedState) -> Router {
         )
         .route("/api/documents", get(documents::list))
         .route("/api/documents/{source_id}", delete(documents::delete))
+        .route("/api/ground", post(ground::ground))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(cors)

@@ -300,9 +300,7 @@ fn split_chars<'a>(word: &'a str, counter: &TokenCounter, budget: usize) -> Vec<
         // The longest prefix that fits (counts grow with length, almost
         // always: step back until it really fits); one character always does.
         let fits = |end: usize| counter.count_content(&rest[..end]) <= budget;
-        let mut i = bounds
-            .partition_point(|&end| fits(end))
-            .saturating_sub(1);
+        let mut i = bounds.partition_point(|&end| fits(end)).saturating_sub(1);
         while i > 0 && !fits(bounds[i]) {
             i -= 1;
         }

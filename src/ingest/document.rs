@@ -116,7 +116,11 @@ pub fn graph_triples(meta: &DocumentMeta, chunks: &[(ChunkPayload, Uuid)]) -> Ve
     provenance(&doc, &mut out);
     for (payload, id) in chunks {
         let c = Term::iri(chunk_iri(&meta.source_id, payload.chunk_index));
-        out.push(Triple::new(c.clone(), vocab::RDF_TYPE, Term::iri(dq("Chunk"))));
+        out.push(Triple::new(
+            c.clone(),
+            vocab::RDF_TYPE,
+            Term::iri(dq("Chunk")),
+        ));
         out.push(Triple::new(c.clone(), dq("partOf"), doc.clone()));
         out.push(Triple::new(
             c.clone(),

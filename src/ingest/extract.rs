@@ -354,8 +354,11 @@ mod tests {
         }
         let err = extract(Path::new("a.md"), b"\n\n").unwrap_err();
         assert!(matches!(err, ExtractError::Empty { .. }), "{err}");
-        let err = extract(Path::new("a.html"), b"<html><body><script>x()</script></body></html>")
-            .unwrap_err();
+        let err = extract(
+            Path::new("a.html"),
+            b"<html><body><script>x()</script></body></html>",
+        )
+        .unwrap_err();
         assert!(matches!(err, ExtractError::Empty { .. }), "{err}");
     }
 
@@ -364,7 +367,10 @@ mod tests {
         let err = txt(b"Caf\xe9 supply fan: d\xe9bit nominal 1200 m3/h").unwrap_err();
         assert!(matches!(err, ExtractError::NotUtf8 { .. }), "{err}");
         let msg = err.to_string();
-        assert!(msg.contains("service-log.txt") && msg.contains("UTF-8"), "{msg}");
+        assert!(
+            msg.contains("service-log.txt") && msg.contains("UTF-8"),
+            "{msg}"
+        );
         let err = txt(b"\xFF\xFEA\x00H\x00U\x00").unwrap_err();
         assert!(matches!(err, ExtractError::NotUtf8 { .. }), "{err}");
         let err = extract(Path::new("x.md"), b"# Titre\n\nd\xe9bit").unwrap_err();
@@ -413,7 +419,10 @@ mod tests {
         assert_eq!(list_marker_len("-5 degrees"), None);
         assert_eq!(list_marker_len("an item"), None);
         assert_eq!(list_marker_len("- "), None);
-        assert_eq!(list_item_text("*  two  words").as_deref(), Some("two words"));
+        assert_eq!(
+            list_item_text("*  two  words").as_deref(),
+            Some("two words")
+        );
         assert_eq!(list_item_text("3) third").as_deref(), Some("3) third"));
     }
 }

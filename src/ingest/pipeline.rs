@@ -27,9 +27,7 @@ use chrono::{DateTime, Utc};
 use super::chunk::{ChunkOptions, TokenCounter, chunk};
 use super::document::{self, DocumentMeta};
 use super::extract::extract;
-use super::report::{
-    DocReport, DocStatus, Duplicate, IndexError, ModelInfo, RunReport, Timings,
-};
+use super::report::{DocReport, DocStatus, Duplicate, IndexError, ModelInfo, RunReport, Timings};
 use crate::embed::Embedder;
 use crate::ground::Grounder;
 use crate::store::{GraphKind, GraphStore, SourceRecord, StoreError};
@@ -442,8 +440,7 @@ impl Ingestor {
         // Extract (CPU-bound, may be a large PDF).
         let t = Instant::now();
         let path_for_format = source_ref.clone();
-        let extracted =
-            blocking(move || extract(Path::new(&path_for_format), &bytes)).await?;
+        let extracted = blocking(move || extract(Path::new(&path_for_format), &bytes)).await?;
         report.timings.extract_ms = ms(t);
         let extracted = match extracted {
             Ok(e) => e,

@@ -124,7 +124,8 @@ impl DocService {
         };
         let index: Arc<dyn VectorIndex> = Arc::new(EdgeIndex::open(&dir, model)?);
         let ingestor = Ingestor::new(store, index, embedder, counter, settings(cfg));
-        let docs_root = std::fs::canonicalize(&cfg.docs_root).unwrap_or_else(|_| cfg.docs_root.clone());
+        let docs_root =
+            std::fs::canonicalize(&cfg.docs_root).unwrap_or_else(|_| cfg.docs_root.clone());
         Ok(Self {
             ingestor,
             docs_root,
@@ -217,17 +218,16 @@ impl DocService {
         opts: &DocOptions,
         progress: &(dyn Fn(&DocReport) + Send + Sync),
     ) -> Result<RunReport, IngestError> {
-        let report = self
-            .ingestor
-            .run(grounder, inputs, opts, progress)
-            .await?;
+        let report = self.ingestor.run(grounder, inputs, opts, progress).await?;
         match report.write(&self.report_dir) {
             Ok((meta, errors)) => tracing::info!(
                 metadata = %meta.display(),
                 errors = %errors.display(),
                 "ingest reports written"
             ),
-            Err(e) => tracing::error!(dir = %self.report_dir.display(), error = %e, "cannot write ingest reports"),
+            Err(e) => {
+                tracing::error!(dir = %self.report_dir.display(), error = %e, "cannot write ingest reports")
+            }
         }
         Ok(report)
     }

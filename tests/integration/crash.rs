@@ -50,7 +50,10 @@ fn assert_whole(data: &Path, docs: &Path) -> Vec<Value> {
         assert!(d["chunks"].as_u64().unwrap() > 0);
         total += d["points"].as_u64().unwrap();
     }
-    assert_eq!(points, total, "points outside committed documents: {list:?}");
+    assert_eq!(
+        points, total,
+        "points outside committed documents: {list:?}"
+    );
     list
 }
 
@@ -89,7 +92,11 @@ fn sigkill_mid_ingest_or_delete_leaves_whole_documents_or_none() {
     let data = tempfile::tempdir().unwrap();
     let docs = tempfile::tempdir().unwrap();
     let corpus = common::root().join("golden/corpus");
-    for f in ["northfield_soo_ahu.md", "northfield_soo_vav.md", "yorkland_om_notes.md"] {
+    for f in [
+        "northfield_soo_ahu.md",
+        "northfield_soo_vav.md",
+        "yorkland_om_notes.md",
+    ] {
         std::fs::copy(corpus.join(f), docs.path().join(f)).unwrap();
     }
     let (d, p) = (data.path(), docs.path());
@@ -99,8 +106,15 @@ fn sigkill_mid_ingest_or_delete_leaves_whole_documents_or_none() {
     let path = |x: &Path| x.display().to_string();
 
     // A committed first version of the AHU sequence.
-    let ok = daemoniq(d, p).args(["ingest", &path(&ahu)]).output().unwrap();
-    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    let ok = daemoniq(d, p)
+        .args(["ingest", &path(&ahu)])
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     let v1 = sha_of(&assert_whole(d, p), "northfield_soo_ahu.md").unwrap();
 
     // Killed after the new version's points are written, before its graph
@@ -108,7 +122,12 @@ fn sigkill_mid_ingest_or_delete_leaves_whole_documents_or_none() {
     let mut text = std::fs::read_to_string(&ahu).unwrap();
     text.push_str("\n\n## Revision\n\nAHU-1 minimum outdoor air damper position is 15 %.\n");
     std::fs::write(&ahu, &text).unwrap();
-    kill_at(d, p, "before_graph_commit", &["ingest", &path(&ahu), &path(&vav)]);
+    kill_at(
+        d,
+        p,
+        "before_graph_commit",
+        &["ingest", &path(&ahu), &path(&vav)],
+    );
     let list = assert_whole(d, p);
     assert_eq!(sha_of(&list, "northfield_soo_ahu.md"), Some(v1.clone()));
     assert_eq!(sha_of(&list, "northfield_soo_vav.md"), None);
@@ -145,11 +164,20 @@ fn sigkill_mid_ingest_or_delete_leaves_whole_documents_or_none() {
         .args(["ingest", &path(&ahu), &path(&vav), &path(&om)])
         .output()
         .unwrap();
-    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
     assert_eq!(assert_whole(d, p).len(), 3);
 
     // Killed between the graph delete and the point delete: gone entirely.
-    kill_at(d, p, "after_graph_delete", &["delete", "northfield_soo_vav.md"]);
+    kill_at(
+        d,
+        p,
+        "after_graph_delete",
+        &["delete", "northfield_soo_vav.md"],
+    );
     let list = assert_whole(d, p);
     assert_eq!(list.len(), 2);
     assert_eq!(sha_of(&list, "northfield_soo_vav.md"), None);

@@ -128,10 +128,9 @@ async fn g36_html_and_pdfs_become_linked_valid_chunks_with_true_page_labels() {
     assert!(report.counts.chunks_written > 100);
 
     // Reports on disk.
-    let meta: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(reports.path().join("index_metadata.json")).unwrap(),
-    )
-    .unwrap();
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(reports.path().join("index_metadata.json")).unwrap())
+            .unwrap();
     assert_eq!(meta["model"]["dimension"], 384);
     assert_eq!(meta["documents"].as_array().unwrap().len(), 67);
     let errors: serde_json::Value =
@@ -149,12 +148,22 @@ async fn g36_html_and_pdfs_become_linked_valid_chunks_with_true_page_labels() {
     for (source_id, pts) in &points {
         for p in pts {
             let payload = serde_json::to_value(&p.payload).unwrap();
-            let errs: Vec<String> = schema.iter_errors(&payload).map(|e| e.to_string()).collect();
-            assert!(errs.is_empty(), "{source_id}#{}: {errs:?}", p.payload.chunk_index);
+            let errs: Vec<String> = schema
+                .iter_errors(&payload)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(
+                errs.is_empty(),
+                "{source_id}#{}: {errs:?}",
+                p.payload.chunk_index
+            );
             assert!(!p.payload.graph_ids.is_empty());
             for iri in &p.payload.graph_ids {
                 if checked_iris.insert(iri.clone()) {
-                    assert!(resolves(store, iri).await, "{iri} does not resolve in the store");
+                    assert!(
+                        resolves(store, iri).await,
+                        "{iri} does not resolve in the store"
+                    );
                 }
             }
             let tokens = counter.count(&p.payload.node_content);
@@ -169,7 +178,10 @@ async fn g36_html_and_pdfs_become_linked_valid_chunks_with_true_page_labels() {
         }
     }
     // Page labels: every PDF chunk's opening words are on the page its label names.
-    for pdf in ["G36-VAV-terminal-unit-with-reheat.pdf", "G36-multizone-AHU-setpoints.pdf"] {
+    for pdf in [
+        "G36-VAV-terminal-unit-with-reheat.pdf",
+        "G36-multizone-AHU-setpoints.pdf",
+    ] {
         let pages = pdf_pages(&data.join("docs/pdf").join(pdf));
         let id = document::source_id(&format!("docs/pdf/{pdf}"));
         let pts = &points[&id];
@@ -224,7 +236,11 @@ async fn reingest_is_a_no_op_change_replaces_one_file_and_delete_leaves_nothing(
     let root = tempfile::tempdir().unwrap();
     let ahu = write(root.path(), "soo/ahu.md", &corpus("northfield_soo_ahu.md"));
     write(root.path(), "soo/vav.md", &corpus("northfield_soo_vav.md"));
-    write(root.path(), "om/yorkland.md", &corpus("yorkland_om_notes.md"));
+    write(
+        root.path(),
+        "om/yorkland.md",
+        &corpus("yorkland_om_notes.md"),
+    );
     let (state, docs, _reports) = docs_state(root.path(), |_| {}).await;
     let dirs = [root.path().join("soo"), root.path().join("om")];
     let opts = DocOptions::default();
@@ -241,8 +257,14 @@ async fn reingest_is_a_no_op_change_replaces_one_file_and_delete_leaves_nothing(
     assert_eq!(again.counts.chunks_written, 0);
     let after = points_by_source(&docs).await;
     assert_eq!(
-        before.iter().map(|(k, v)| (k.clone(), ids(v))).collect::<Vec<_>>(),
-        after.iter().map(|(k, v)| (k.clone(), ids(v))).collect::<Vec<_>>()
+        before
+            .iter()
+            .map(|(k, v)| (k.clone(), ids(v)))
+            .collect::<Vec<_>>(),
+        after
+            .iter()
+            .map(|(k, v)| (k.clone(), ids(v)))
+            .collect::<Vec<_>>()
     );
     assert_eq!(docs.ingestor().index().count().await.unwrap(), count_before);
     assert_eq!(state.store.len().await.unwrap(), triples_before);
@@ -262,7 +284,10 @@ async fn reingest_is_a_no_op_change_replaces_one_file_and_delete_leaves_nothing(
     for (id, pts) in &replaced {
         if *id == ahu_id {
             let old: BTreeSet<_> = ids(&before[id]).into_iter().collect();
-            assert!(ids(pts).iter().all(|i| !old.contains(i)), "old points remain");
+            assert!(
+                ids(pts).iter().all(|i| !old.contains(i)),
+                "old points remain"
+            );
             let shas: BTreeSet<_> = pts.iter().map(|p| p.payload.source_sha.clone()).collect();
             assert_eq!(shas.len(), 1);
         } else {
@@ -304,7 +329,9 @@ async fn reingest_is_a_no_op_change_replaces_one_file_and_delete_leaves_nothing(
 
 fn encrypted_pdf() -> Vec<u8> {
     use lopdf::encryption::crypt_filters::*;
-    use lopdf::{Document, EncryptionState, EncryptionVersion, Object, Permissions, Stream, dictionary};
+    use lopdf::{
+        Document, EncryptionState, EncryptionVersion, Object, Permissions, Stream, dictionary,
+    };
     let _ = std::marker::PhantomData::<Aes128CryptFilter>;
     let mut doc = Document::with_version("1.5");
     doc.trailer.set(
@@ -329,7 +356,9 @@ fn encrypted_pdf() -> Vec<u8> {
     });
     doc.objects.insert(
         pages_id,
-        Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 }),
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
     );
     let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
     doc.trailer.set("Root", catalog);
@@ -358,14 +387,28 @@ async fn bad_inputs_are_reported_and_the_run_goes_on_without_losing_anything() {
 
     let bad = root.path().join("bad");
     std::fs::create_dir_all(&bad).unwrap();
-    std::fs::write(bad.join("corrupt.pdf"), b"%PDF-1.7\n1 0 obj << /Type /Catalog").unwrap();
+    std::fs::write(
+        bad.join("corrupt.pdf"),
+        b"%PDF-1.7\n1 0 obj << /Type /Catalog",
+    )
+    .unwrap();
     std::fs::write(bad.join("locked.pdf"), encrypted_pdf()).unwrap();
     std::fs::write(bad.join("empty.md"), b"").unwrap();
-    std::fs::write(bad.join("garbage.txt"), [0u8, 159, 146, 150, 0, 1, 2, 3, 255, 254].repeat(50))
-        .unwrap();
-    std::fs::write(bad.join("latin1.txt"), b"Z\xf6ne temperature \xb0F setpoint for AHU-1 \xe9t\xe9 ".repeat(20))
-        .unwrap();
-    std::fs::write(bad.join("huge.md"), "# AHU-1\n\nAHU-1 supply fan.\n".repeat(20_000)).unwrap();
+    std::fs::write(
+        bad.join("garbage.txt"),
+        [0u8, 159, 146, 150, 0, 1, 2, 3, 255, 254].repeat(50),
+    )
+    .unwrap();
+    std::fs::write(
+        bad.join("latin1.txt"),
+        b"Z\xf6ne temperature \xb0F setpoint for AHU-1 \xe9t\xe9 ".repeat(20),
+    )
+    .unwrap();
+    std::fs::write(
+        bad.join("huge.md"),
+        "# AHU-1\n\nAHU-1 supply fan.\n".repeat(20_000),
+    )
+    .unwrap();
     write(root.path(), "bad/fine.md", &corpus("yorkland_om_notes.md"));
 
     let run = ingest_paths(&state, &docs, &[bad.clone()], &DocOptions::default()).await;
@@ -379,17 +422,35 @@ async fn bad_inputs_are_reported_and_the_run_goes_on_without_losing_anything() {
     assert_eq!(run.counts.failed, 6, "{:#?}", run.errors);
     assert_eq!(run.counts.indexed, 1, "fine.md still indexed");
     let reason = |f: &str| by_file.get(f).copied().unwrap_or_default().to_lowercase();
-    assert!(reason("bad/corrupt.pdf").contains("pdf"), "{}", reason("bad/corrupt.pdf"));
-    assert!(reason("bad/locked.pdf").contains("password") || reason("bad/locked.pdf").contains("encrypt"));
+    assert!(
+        reason("bad/corrupt.pdf").contains("pdf"),
+        "{}",
+        reason("bad/corrupt.pdf")
+    );
+    assert!(
+        reason("bad/locked.pdf").contains("password")
+            || reason("bad/locked.pdf").contains("encrypt")
+    );
     assert!(reason("bad/empty.md").contains("empty"));
-    assert!(reason("bad/garbage.txt").contains("binary") || reason("bad/garbage.txt").contains("nul"));
-    assert!(reason("bad/latin1.txt").contains("utf-8"), "{}", reason("bad/latin1.txt"));
+    assert!(
+        reason("bad/garbage.txt").contains("binary") || reason("bad/garbage.txt").contains("nul")
+    );
+    assert!(
+        reason("bad/latin1.txt").contains("utf-8"),
+        "{}",
+        reason("bad/latin1.txt")
+    );
     assert!(reason("bad/huge.md").contains("limit"));
 
     // Nothing already indexed was lost; the error report is on disk.
     let vav_id = document::source_id("good/vav.md");
     assert_eq!(
-        docs.ingestor().index().points_of(&vav_id, false).await.unwrap().len(),
+        docs.ingestor()
+            .index()
+            .points_of(&vav_id, false)
+            .await
+            .unwrap()
+            .len(),
         first.documents[0].chunks
     );
     assert!(docs.ingestor().index().count().await.unwrap() > points_before);
@@ -402,7 +463,14 @@ async fn bad_inputs_are_reported_and_the_run_goes_on_without_losing_anything() {
         .iter()
         .filter_map(|e| e["file"].as_str())
         .collect();
-    for f in ["bad/corrupt.pdf", "bad/locked.pdf", "bad/empty.md", "bad/garbage.txt", "bad/latin1.txt", "bad/huge.md"] {
+    for f in [
+        "bad/corrupt.pdf",
+        "bad/locked.pdf",
+        "bad/empty.md",
+        "bad/garbage.txt",
+        "bad/latin1.txt",
+        "bad/huge.md",
+    ] {
         assert!(files.contains(f), "{f} missing from index_errors.json");
     }
 }
@@ -427,20 +495,31 @@ async fn unlinked_chunks_are_reported_and_duplicates_recorded_or_skipped() {
     let d = &b.documents[0];
     assert_eq!(d.status, DocStatus::Indexed);
     assert_eq!(d.duplicates.len(), d.chunks, "every chunk duplicates a.md");
-    assert!(d.duplicates.iter().all(|x| x.duplicate_of == "a/vav.md" && x.similarity > 0.85 && !x.skipped));
+    assert!(
+        d.duplicates
+            .iter()
+            .all(|x| x.duplicate_of == "a/vav.md" && x.similarity > 0.85 && !x.skipped)
+    );
 
     // The lunch paragraph links to nothing: reported, not indexed.
     let c = ingest_paths(&state, &docs, &[root.path().join("c")], &opts).await;
     assert_eq!(c.documents[0].status, DocStatus::Indexed);
     assert!(c.documents[0].chunks_skipped >= 1, "{:#?}", c.errors);
-    assert!(c.errors.iter().any(|e| e.file == "c/notes.md" && e.chunk.is_some()));
+    assert!(
+        c.errors
+            .iter()
+            .any(|e| e.file == "c/notes.md" && e.chunk.is_some())
+    );
     let pts = docs
         .ingestor()
         .index()
         .points_of(&document::source_id("c/notes.md"), false)
         .await
         .unwrap();
-    assert!(pts.iter().all(|p| !p.payload.node_content.contains("cafeteria")));
+    assert!(
+        pts.iter()
+            .all(|p| !p.payload.node_content.contains("cafeteria"))
+    );
 
     // With skipping configured, duplicates stay out of the index.
     let (state2, docs2, _r2) = docs_state(root.path(), |c| c.skip_duplicates = true).await;
@@ -465,7 +544,9 @@ async fn http_ingest_list_delete_and_refusals() {
     // Paths under the docs root.
     let resp = client
         .post(server.url("/ingest"))
-        .json(&serde_json::json!({"paths": ["docs/ahu.md"], "source_type": "sequence_of_operations"}))
+        .json(
+            &serde_json::json!({"paths": ["docs/ahu.md"], "source_type": "sequence_of_operations"}),
+        )
         .send()
         .await
         .unwrap();
@@ -494,13 +575,11 @@ async fn http_ingest_list_delete_and_refusals() {
     }
 
     // Multipart upload.
-    let form = reqwest::multipart::Form::new()
-        .text("domain", "hvac")
-        .part(
-            "file",
-            reqwest::multipart::Part::bytes(corpus("yorkland_om_notes.md").into_bytes())
-                .file_name("../../yorkland notes.md"),
-        );
+    let form = reqwest::multipart::Form::new().text("domain", "hvac").part(
+        "file",
+        reqwest::multipart::Part::bytes(corpus("yorkland_om_notes.md").into_bytes())
+            .file_name("../../yorkland notes.md"),
+    );
     let resp = client
         .post(server.url("/ingest"))
         .multipart(form)
@@ -509,7 +588,10 @@ async fn http_ingest_list_delete_and_refusals() {
         .unwrap();
     assert_eq!(resp.status(), 200);
     let body: serde_json::Value = resp.json().await.unwrap();
-    assert_eq!(body["report"]["documents"][0]["source_ref"], "uploads/yorkland notes.md");
+    assert_eq!(
+        body["report"]["documents"][0]["source_ref"],
+        "uploads/yorkland notes.md"
+    );
 
     // Wrong content type.
     let resp = client

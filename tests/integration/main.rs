@@ -6,6 +6,7 @@ mod common;
 
 mod cli;
 mod crash;
+mod ground;
 mod import;
 mod ingest;
 mod schema_api;

@@ -90,7 +90,10 @@ fn counts_match_the_model_tokenizer() {
 fn missing_tokenizer_says_what_to_run() {
     let err = TokenCounter::from_model_dir(Path::new("/nonexistent/model")).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("scripts/setup.sh") && msg.contains("tokenizer.json"), "{msg}");
+    assert!(
+        msg.contains("scripts/setup.sh") && msg.contains("tokenizer.json"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -110,7 +113,10 @@ fn a_2000_word_paragraph_splits_at_sentences_with_overlap() {
     for (i, c) in chunks.iter().enumerate() {
         // Cut at sentence ends, and the overlap is whole sentences.
         assert!(c.text.ends_with('.'), "chunk {i} ends mid-sentence");
-        assert!(c.text.starts_with("Damper"), "chunk {i} starts mid-sentence");
+        assert!(
+            c.text.starts_with("Damper"),
+            "chunk {i} starts mid-sentence"
+        );
         assert_eq!(c.section_title, "Test document");
         assert_eq!(c.page_label, "1");
         if i > 0 {
@@ -230,7 +236,10 @@ fn small_windows_are_respected() {
         let chunks = chunk(&doc(vec![("1", vec![para(text)])]), counter(), &opts);
         assert!(!chunks.is_empty());
         for c in &chunks {
-            assert!(counter().count(&c.text) <= max_tokens, "{max_tokens}: {c:?}");
+            assert!(
+                counter().count(&c.text) <= max_tokens,
+                "{max_tokens}: {c:?}"
+            );
         }
     }
     // A window too small to hold anything is raised to the minimum.
@@ -261,7 +270,10 @@ fn sentence_boundaries() {
     );
     assert_eq!(
         sentences("Section 5.6.4. Depending on modes, Buildings.Controls.OBC runs."),
-        ["Section 5.6.4.", "Depending on modes, Buildings.Controls.OBC runs."]
+        [
+            "Section 5.6.4.",
+            "Depending on modes, Buildings.Controls.OBC runs."
+        ]
     );
     assert_eq!(sentences("if x:\n    y()"), ["if x:", "y()"]);
 }

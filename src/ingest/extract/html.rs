@@ -13,9 +13,9 @@ const SKIPPED: &[&str] = &[
 
 /// Elements that flow inside a line of text.
 const INLINE: &[&str] = &[
-    "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font",
-    "i", "ins", "kbd", "label", "mark", "q", "s", "samp", "small", "span", "strike", "strong",
-    "sub", "sup", "time", "tt", "u", "var", "wbr",
+    "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font", "i",
+    "ins", "kbd", "label", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub",
+    "sup", "time", "tt", "u", "var", "wbr",
 ];
 
 pub(super) fn extract(text: &str) -> Extracted {
@@ -265,9 +265,15 @@ mod tests {
             let blocks = &doc.pages[0].blocks;
             assert_eq!(blocks[0].kind, BlockKind::Heading { level: 1 }, "{name}");
             assert_eq!(blocks[0].text, title, "{name}");
-            assert!(blocks.iter().any(|b| b.kind == BlockKind::Paragraph), "{name}");
+            assert!(
+                blocks.iter().any(|b| b.kind == BlockKind::Paragraph),
+                "{name}"
+            );
             assert!(blocks.iter().all(|b| !b.text.trim().is_empty()), "{name}");
-            rows += blocks.iter().filter(|b| b.kind == BlockKind::TableRow).count();
+            rows += blocks
+                .iter()
+                .filter(|b| b.kind == BlockKind::TableRow)
+                .count();
         }
         assert!(rows > 20, "{rows} table rows");
     }

@@ -232,7 +232,10 @@ mod tests {
         assert_eq!(
             got,
             [
-                (BlockKind::Heading { level: 1 }, "AHU-2 Sequence of Operations"),
+                (
+                    BlockKind::Heading { level: 1 },
+                    "AHU-2 Sequence of Operations"
+                ),
                 (
                     BlockKind::Paragraph,
                     "The supply fan starts when the AHU-2 is enabled. See the manual."

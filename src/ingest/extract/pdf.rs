@@ -355,9 +355,17 @@ fn font_info<'a>(doc: &'a Document, font: &'a Dictionary) -> FontInfo<'a> {
             .ok()
             .and_then(deref)
             .and_then(|o| o.as_array().ok())
-            .map(|a| a.iter().map(|w| deref(w).and_then(number).unwrap_or(0.0)).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|w| deref(w).and_then(number).unwrap_or(0.0))
+                    .collect()
+            })
             .unwrap_or_default();
-        let default = if name.contains("courier") { 600.0 } else { 500.0 };
+        let default = if name.contains("courier") {
+            600.0
+        } else {
+            500.0
+        };
         (
             Widths::Simple {
                 first: u32::try_from(first).unwrap_or(0),
@@ -400,7 +408,10 @@ fn parse_cid_widths<'a>(
                 i += 2;
             }
             Some(last) => {
-                let width = items.get(i + 2).and_then(&deref).and_then(|o| o.as_float().ok());
+                let width = items
+                    .get(i + 2)
+                    .and_then(&deref)
+                    .and_then(|o| o.as_float().ok());
                 if let (Some(last), Some(width)) = (int(last), width) {
                     out.push((first, last, f64::from(width)));
                 }

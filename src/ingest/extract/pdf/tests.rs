@@ -117,17 +117,38 @@ fn page_text(doc: &Extracted, page: usize) -> String {
 }
 
 fn check_pages(doc: &Extracted, expected: &[(String, String, String)]) {
-    assert_eq!(doc.pages.len(), expected.len(), "page count as pypdf reports");
+    assert_eq!(
+        doc.pages.len(),
+        expected.len(),
+        "page count as pypdf reports"
+    );
     for (i, (page, (first_line, first_words, last_words))) in
         doc.pages.iter().zip(expected).enumerate()
     {
         assert_eq!(page.label, (i + 1).to_string());
         let text = page_text(doc, i);
-        assert!(text.starts_with(first_line.as_str()), "page {}: {text}", i + 1);
-        assert!(text.contains(first_words.as_str()), "page {}: {text}", i + 1);
-        assert!(text.ends_with(last_words.as_str()), "page {}: {text}", i + 1);
+        assert!(
+            text.starts_with(first_line.as_str()),
+            "page {}: {text}",
+            i + 1
+        );
+        assert!(
+            text.contains(first_words.as_str()),
+            "page {}: {text}",
+            i + 1
+        );
+        assert!(
+            text.ends_with(last_words.as_str()),
+            "page {}: {text}",
+            i + 1
+        );
         let first = &page.blocks[0];
-        assert_eq!(first.kind, BlockKind::Heading { level: 1 }, "page {}", i + 1);
+        assert_eq!(
+            first.kind,
+            BlockKind::Heading { level: 1 },
+            "page {}",
+            i + 1
+        );
         assert_eq!(&first.text, first_line, "page {}", i + 1);
     }
 }
@@ -156,9 +177,13 @@ fn vav_pdf_pages_match_pypdf() {
     );
     assert!(headings.contains(&"f. Testing and commissioning overrides"));
     // Lines broken at font changes are joined back into one paragraph.
-    assert!(doc.pages[0].blocks.iter().any(|b| b.kind == BlockKind::Paragraph
-        && b.text.starts_with("Controller for terminal box of VAV system")
-        && b.text.ends_with("airflow sensor calibration alarm yFloSenAla.")));
+    assert!(doc.pages[0].blocks.iter().any(|b| {
+        b.kind == BlockKind::Paragraph
+            && b.text
+                .starts_with("Controller for terminal box of VAV system")
+            && b.text
+                .ends_with("airflow sensor calibration alarm yFloSenAla.")
+    }));
     // The setpoint table of page 2 comes out as rows.
     let rows = doc.pages[1]
         .blocks
@@ -300,7 +325,10 @@ fn headings_paragraphs_and_lists_from_positions() {
         ],
         "{blocks:#?}"
     );
-    assert_eq!(blocks[1].text, format!("{wrapped} {wrapped} other than unoccupied."));
+    assert_eq!(
+        blocks[1].text,
+        format!("{wrapped} {wrapped} other than unoccupied.")
+    );
     assert_eq!(blocks[4].text, "2. Respond to requests");
     assert_eq!(doc.title.as_deref(), Some("Supply Fan Control"));
 }
@@ -321,7 +349,10 @@ fn encrypted_pdf_is_refused() {
     let err = extract(Path::new("docs/locked.pdf"), &pdf).unwrap_err();
     assert!(matches!(err, ExtractError::Encrypted { .. }), "{err}");
     let msg = err.to_string();
-    assert!(msg.contains("docs/locked.pdf") && msg.contains("password"), "{msg}");
+    assert!(
+        msg.contains("docs/locked.pdf") && msg.contains("password"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -345,7 +376,9 @@ fn garbage_and_truncated_pdfs_are_corrupt() {
     for bytes in [
         b"this is not a PDF at all".to_vec(),
         b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >>\ngarbage \xff\xfe".to_vec(),
-        (0..5000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect(),
+        (0..5000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect(),
     ] {
         let err = extract(Path::new("scan.pdf"), &bytes).unwrap_err();
         assert!(matches!(err, ExtractError::Corrupt { .. }), "{err}");
