@@ -193,6 +193,38 @@ impl Inferrer {
         }
         best.map(|c| (c.iri.clone(), c.tags.len()))
     }
+
+    /// The most general Brick class whose tag set holds every tag of
+    /// `markers` (plus `extra`): text names a point loosely ("zone occupied
+    /// heating setpoint"), the class spells out what it leaves implicit
+    /// (air, temperature). Fewest tags win, then the shallower class, then
+    /// the IRI. `None` when no class holds them all or `markers` is empty.
+    pub(crate) fn covering(&self, markers: &[usize], extra: &[String]) -> Option<String> {
+        // A marker may stand for several Brick tags (heating → Heat,
+        // Heating); one of them in the class is enough.
+        let wanted: Vec<&Vec<u16>> = markers
+            .iter()
+            .filter_map(|&m| self.marker_tags.get(m))
+            .filter(|t| !t.is_empty())
+            .collect();
+        if wanted.is_empty() {
+            return None;
+        }
+        let extra: Vec<u16> = extra
+            .iter()
+            .filter_map(|t| self.tag_ids.get(t).copied())
+            .collect();
+        self.classes
+            .iter()
+            .filter(|c| {
+                wanted
+                    .iter()
+                    .all(|alts| alts.iter().any(|t| c.tags.contains(t)))
+                    && extra.iter().all(|t| c.tags.contains(t))
+            })
+            .min_by(|a, b| (a.tags.len(), a.depth, &a.iri).cmp(&(b.tags.len(), b.depth, &b.iri)))
+            .map(|c| c.iri.clone())
+    }
 }
 
 /// `tag:Point` and `tag:Equipment`, added so inference lands on a point or

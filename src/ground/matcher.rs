@@ -16,6 +16,9 @@ const CLASS_PHRASE: f64 = 0.85;
 const CLASS_WORD: f64 = 0.60;
 const NO_FUNCTION_PENALTY: f64 = 0.10;
 const NO_CLASS_PENALTY: f64 = 0.25;
+/// Taken off a point whose class was found by covering its tags, not by
+/// the tags naming the class whole.
+const COVERING_PENALTY: f64 = 0.1;
 
 /// A phrase of the text read as one lexicon entry.
 #[derive(Debug, Clone, Copy)]
@@ -492,12 +495,20 @@ impl Builder<'_> {
         if !self.has(&markers, &[Category::Function]) {
             confidence -= NO_FUNCTION_PENALTY;
         }
-        let class = self
+        let point = [entity_tag("Point")];
+        let mut class = self
             .lex
             .infer
-            .infer(&markers, &[entity_tag("Point")], None)
+            .infer(&markers, &point, None)
             .filter(|(_, matched)| *matched > 2)
             .map(|(c, _)| c);
+        if class.is_none() && markers.len() >= 2 {
+            // Loosely named: the most general class that holds every tag.
+            class = self.lex.infer.covering(&markers, &point);
+            if class.is_some() {
+                confidence -= COVERING_PENALTY;
+            }
+        }
         if class.is_none() {
             confidence -= NO_CLASS_PENALTY;
         }

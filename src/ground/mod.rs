@@ -35,7 +35,7 @@
 //! | marker by its name / its words / a Brick tag word | 0.85 / 0.85 / 0.80 |
 //! | a plural form | 0.05 less |
 //! | Brick class label, several words / one word | 0.85 / 0.60 |
-//! | point of combined words | the lowest of its words; 0.10 less without a point function, 0.25 less when no Brick class fits |
+//! | point of combined words | the lowest of its words; 0.10 less without a point function; 0.10 less when the class is only the most general one holding all its tags; 0.25 less when no Brick class fits |
 //!
 //! `gconf` is the mean confidence of all equipment types, point types and
 //! entities, 0.0 when nothing was grounded.

@@ -340,15 +340,17 @@ fn sentences(text: &str) -> Vec<&str> {
                 .chars()
                 .next()
                 .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit() || "(\"'[".contains(c));
-            let word = text[start..i]
+            let original = text[start..i]
                 .rsplit(char::is_whitespace)
                 .next()
                 .unwrap_or("")
-                .trim_start_matches(['(', '"', '\''])
-                .to_ascii_lowercase();
+                .trim_start_matches(['(', '"', '\'']);
+            let word = original.to_ascii_lowercase();
+            // "e.g.", "Fig." and initials ("J. Smith") do not end a sentence;
+            // a lower-case unit does ("wait 5 s. Then").
             let abbreviation = b == b'.'
                 && (ABBREVIATIONS.contains(&word.as_str())
-                    || (word.len() == 1 && word.chars().all(char::is_alphabetic)));
+                    || (original.len() == 1 && original.chars().all(char::is_uppercase)));
             if spaced && starts_sentence && !abbreviation {
                 end = Some(j);
             }

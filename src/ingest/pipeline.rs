@@ -523,12 +523,13 @@ impl Ingestor {
         }
         report.timings.ground_ms = ms(t);
         if linked.is_empty() {
+            let cut = report.chunks_cut;
             fail(
                 &mut report,
                 errors,
                 format!(
                     "none of its {} chunks links to the graph; document not indexed",
-                    report.chunks_cut
+                    cut
                 ),
             );
             report.timings.total_ms = ms(clock);

@@ -96,7 +96,16 @@ fn info_title(doc: &Document) -> Option<String> {
     let info = doc.dereference(info).ok()?.1.as_dict().ok()?;
     let title = doc.dereference(info.get(b"Title").ok()?).ok()?.1;
     let title = normalize_ws(&lopdf::decode_text_string(title).ok()?);
-    (!title.is_empty() && !title.eq_ignore_ascii_case("untitled")).then_some(title)
+    // Printed web pages carry the file name ("doc.html") as their title.
+    let file_name = std::path::Path::new(&title)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| {
+            ["html", "htm", "pdf", "doc", "docx", "txt", "md"]
+                .contains(&e.to_ascii_lowercase().as_str())
+        })
+        && !title.contains(' ');
+    (!title.is_empty() && !title.eq_ignore_ascii_case("untitled") && !file_name).then_some(title)
 }
 
 // ---------------------------------------------------------------------------
