@@ -265,6 +265,11 @@ async fn reingest_is_a_no_op_change_replaces_one_file_and_delete_leaves_nothing(
 
     let first = ingest_paths(&state, &docs, &dirs, &opts).await;
     assert_eq!(first.counts.indexed, 3, "{:#?}", first.errors);
+    // Document and chunk nodes carry the provenance validation demands.
+    let report = daemoniq::validate::validate(state.store.as_ref(), &state.ontology())
+        .await
+        .unwrap();
+    assert!(report.ok, "{:#?}", report.violations);
     let before = points_by_source(&docs).await;
     let count_before = docs.ingestor().index().count().await.unwrap();
     let triples_before = state.store.len().await.unwrap();
