@@ -57,7 +57,7 @@ impl Default for EmbedOptions {
     fn default() -> Self {
         Self {
             threads: std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
-            batch_size: 32,
+            batch_size: 1,
         }
     }
 }
@@ -171,9 +171,18 @@ impl Embedder {
             .model
             .lock()
             .map_err(|_| EmbedError::Model("a previous embedding call panicked".into()))?;
-        let vectors = model
-            .embed(texts, Some(self.batch_size))
+        // A batch is padded to its longest text, and attention cost grows
+        // with the square of the length: batch texts of similar length.
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let sorted: Vec<&str> = order.iter().map(|&i| texts[i].as_str()).collect();
+        let embedded = model
+            .embed(&sorted, Some(self.batch_size))
             .map_err(|e| EmbedError::Model(e.to_string()))?;
+        let mut vectors = vec![Vec::new(); texts.len()];
+        for (slot, v) in order.into_iter().zip(embedded) {
+            vectors[slot] = v;
+        }
         if vectors.len() != texts.len() || vectors.iter().any(|v| v.len() != DIMENSION) {
             return Err(EmbedError::Model(format!(
                 "model returned {} vectors for {} texts",

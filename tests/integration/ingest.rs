@@ -702,3 +702,33 @@ fn inputs_keep_relative_refs() {
     let too_big = Input::read(&p, "x.md".into(), 2);
     assert!(too_big.bytes.unwrap_err().contains("limit"));
 }
+
+/// Batches are sorted by length inside `embed`; the vectors still come back
+/// in the order of the texts, equal to one-by-one embeddings.
+#[test]
+fn batched_embeddings_keep_text_order() {
+    use daemoniq::embed::{EmbedOptions, Embedder, cosine};
+    let embedder = Embedder::from_assets(
+        &common::assets(),
+        EmbedOptions {
+            threads: 1,
+            batch_size: 2,
+        },
+    )
+    .unwrap();
+    let texts: Vec<String> = [
+        "The supply fan speed is reset by trim and respond to hold duct static pressure at setpoint.",
+        "Zone temperature setpoint",
+        "CHW valve",
+        "VAV-2-14 reheat valve command and discharge air temperature during heating mode.",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let batched = embedder.embed(&texts).unwrap();
+    for (t, v) in texts.iter().zip(&batched) {
+        let single = embedder.embed_one(t).unwrap();
+        assert!(cosine(v, &single) > 0.999, "{t}");
+    }
+    assert!(cosine(&batched[0], &batched[1]) < 0.9);
+}
