@@ -278,6 +278,17 @@ pub async fn import_file(
 
 /// The importable files directly or recursively under `dir`, sorted.
 pub fn files_under(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    files_with_extension(dir, |e| {
+        e == "json" || rdf::format_for_extension(e).is_some()
+    })
+}
+
+/// The files directly or recursively under `dir` whose extension `keep`
+/// accepts, sorted.
+pub fn files_with_extension(
+    dir: &Path,
+    keep: impl Fn(&str) -> bool,
+) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -285,11 +296,7 @@ pub fn files_under(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             let path = entry?.path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| e == "json" || rdf::format_for_extension(e).is_some())
-            {
+            } else if path.extension().and_then(|e| e.to_str()).is_some_and(&keep) {
                 out.push(path);
             }
         }

@@ -337,8 +337,11 @@ impl Ingestor {
         }
         let mut documents = Vec::with_capacity(inputs.len());
         let mut errors = Vec::new();
+        let mut committed = self.committed().await?;
         for input in inputs {
-            let report = self.ingest_one(grounder, input, opts, &mut errors).await?;
+            let report = self
+                .ingest_one(grounder, input, opts, &mut committed, &mut errors)
+                .await?;
             progress(&report);
             documents.push(report);
         }
@@ -378,6 +381,7 @@ impl Ingestor {
         grounder: &Grounder,
         input: Input,
         opts: &DocOptions,
+        committed: &mut BTreeMap<String, SourceRecord>,
         errors: &mut Vec<IndexError>,
     ) -> Result<DocReport, IngestError> {
         let clock = Instant::now();
@@ -423,9 +427,8 @@ impl Ingestor {
         };
         let sha = crate::import::sha256_hex(&bytes);
         report.source_sha.clone_from(&sha);
-        let committed = self.committed().await?;
-        let previous = committed.get(&source_id);
-        if previous.is_some_and(|r| r.sha256 == sha) {
+        let previous = committed.get(&source_id).cloned();
+        if previous.as_ref().is_some_and(|r| r.sha256 == sha) {
             let points = self.index.points_of(&source_id, false).await?.len();
             if points > 0 {
                 tracing::debug!(source_id = %source_id, "document unchanged; nothing to do");
@@ -608,7 +611,8 @@ impl Ingestor {
             kind: GraphKind::Document,
             triples: triples.len(),
         };
-        self.store.replace_graph(record, triples).await?;
+        self.store.replace_graph(record.clone(), triples).await?;
+        committed.insert(source_id.clone(), record);
         failpoint("after_graph_commit");
         let superseded: Vec<_> = self
             .index

@@ -235,22 +235,7 @@ impl DocService {
 
 /// Files with a document extension under `dir`, sorted.
 pub fn doc_files_under(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d)? {
-            let path = entry?.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| DOC_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
-            {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
+    crate::import::files_with_extension(dir, |e| {
+        DOC_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())
+    })
 }
