@@ -17,3 +17,8 @@ cargo test --locked --all-targets
 
 echo "== daemoniq validate (demo campus)"
 "$CARGO_TARGET_DIR/debug/daemoniq" --memory validate
+
+echo "== daemoniq eval (golden questions)"
+# Reports are outputs, never committed: a scratch directory unless
+# DAEMONIQ_REPORT_DIR says where. Non-zero exit when an enforced gate fails.
+"$CARGO_TARGET_DIR/debug/daemoniq" --memory eval --report-dir "${DAEMONIQ_REPORT_DIR:-$(mktemp -d)}"

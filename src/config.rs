@@ -56,6 +56,10 @@ pub struct Cli {
     #[command(flatten)]
     pub index: IndexConfig,
 
+    /// Query pipeline weights and thresholds.
+    #[command(flatten)]
+    pub answer: AnswerConfig,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -156,10 +160,14 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Ingest documents (PDF, HTML, Markdown, text): chunk, ground, link, embed, index.
     Ingest(IngestArgs),
+    /// Ask a question through the same pipeline as `POST /chat`.
+    Ask(AskArgs),
     /// Delete ingested documents (vector points and graph nodes together).
     Delete(DeleteArgs),
     /// List ingested documents with their chunk counts.
     Documents(DocumentsArgs),
+    /// Run the golden questions through the `/chat` pipeline and check the CI gates.
+    Eval(EvalArgs),
 }
 
 /// `ingest` options.
@@ -187,6 +195,30 @@ pub struct IngestArgs {
     pub json: bool,
 }
 
+/// `ask` options.
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// The question (1-500 characters).
+    pub question: String,
+
+    /// Answer only from this text (10-5000 characters).
+    #[arg(long)]
+    pub selected_text: Option<String>,
+
+    /// Chunks to retrieve (1-20).
+    #[arg(long, default_value_t = 5)]
+    pub top_k: usize,
+
+    /// Print the `/chat` envelope as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Include the trace: grounding, graph queries and facts, retrieval
+    /// decisions, chunk scores.
+    #[arg(long)]
+    pub trace: bool,
+}
+
 /// `delete` options.
 #[derive(Debug, Args)]
 pub struct DeleteArgs {
@@ -201,6 +233,176 @@ pub struct DocumentsArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `eval` options. The reports (`eval_report.json`, `eval_report.md`) go to
+/// the global `--report-dir` (default: the data dir).
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Directory of the golden question files and `gates.json`; its parent
+    /// is the root that their file paths are relative to.
+    #[arg(long, default_value = "golden")]
+    pub golden: PathBuf,
+
+    /// Gate file (default: `<golden>/gates.json`).
+    #[arg(long)]
+    pub gates: Option<PathBuf>,
+
+    /// Ask a running server (`POST {url}/chat`) instead of the pipeline in
+    /// this process, e.g. `http://127.0.0.1:8080`.
+    #[arg(long, env = "DAEMONIQ_EVAL_URL")]
+    pub url: Option<String>,
+
+    /// Print the JSON report on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Query pipeline weights and thresholds (ARCHITECTURE.md § Query). All of
+/// them are configuration, none a literal in the pipeline.
+#[derive(Debug, Args, Clone)]
+pub struct AnswerConfig {
+    /// Grounding confidence at or above which vector search is filtered by
+    /// the grounded concepts.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_GROUNDED_MIN_CONF",
+        default_value_t = 0.6
+    )]
+    pub grounded_min_conf: f64,
+
+    /// Haystack equipment kinds too generic to filter on (comma list).
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_GENERIC_EQUIP",
+        value_delimiter = ',',
+        default_value = "actuator,meter,sensor,controller,equip"
+    )]
+    pub generic_equip: Vec<String>,
+
+    /// Filtered search fetches `top_k` times this many candidates.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_FILTER_FETCH_FACTOR",
+        default_value_t = 4
+    )]
+    pub filter_fetch_factor: usize,
+
+    /// Rerank boost when a chunk's `equip` overlaps the question's.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_BOOST_EQUIP",
+        default_value_t = 1.5
+    )]
+    pub boost_equip: f32,
+
+    /// Rerank boost when a chunk's `brick_equip` overlaps the question's.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_BOOST_BRICK",
+        default_value_t = 1.3
+    )]
+    pub boost_brick: f32,
+
+    /// Rerank boost when a chunk's `ptags` overlap the question's.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_BOOST_PTAGS",
+        default_value_t = 1.2
+    )]
+    pub boost_ptags: f32,
+
+    /// Rerank boost when a chunk links to an instance or product the graph
+    /// step found.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_BOOST_GRAPH",
+        default_value_t = 1.25
+    )]
+    pub boost_graph: f32,
+
+    /// Best chunk similarity below which documents are not relevant.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_MIN_RELEVANCE",
+        default_value_t = 0.4
+    )]
+    pub min_relevance: f32,
+
+    /// Confidence (1 − mean cosine distance of the chunks used) below which
+    /// a document answer abstains.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_MIN_CONFIDENCE",
+        default_value_t = 0.5
+    )]
+    pub min_confidence: f32,
+
+    /// Share of the question's content words the quoted sentences must
+    /// hold for a document (or selected-text) answer; below it the
+    /// pipeline abstains.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_MIN_COVERAGE",
+        default_value_t = 0.6
+    )]
+    pub min_coverage: f32,
+
+    /// Most chunks that reach synthesis.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_MAX_CONTEXT_CHUNKS",
+        default_value_t = 10
+    )]
+    pub max_context_chunks: usize,
+
+    /// Hops of topology expansion around the entities a question names.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_EXPAND_DEPTH",
+        default_value_t = 1
+    )]
+    pub expand_depth: usize,
+
+    /// Append one JSON line per question here (request id, sanitized query,
+    /// retrieval set ids, status, refusal type, latency; never answer or
+    /// chunk text). `serve` defaults to `<data-dir>/audit.jsonl`.
+    #[arg(long, global = true, env = "DAEMONIQ_AUDIT_LOG")]
+    pub audit_log: Option<PathBuf>,
+}
+
+impl Default for AnswerConfig {
+    fn default() -> Self {
+        Self {
+            grounded_min_conf: 0.6,
+            generic_equip: ["actuator", "meter", "sensor", "controller", "equip"]
+                .map(String::from)
+                .to_vec(),
+            filter_fetch_factor: 4,
+            boost_equip: 1.5,
+            boost_brick: 1.3,
+            boost_ptags: 1.2,
+            boost_graph: 1.25,
+            min_relevance: 0.4,
+            min_confidence: 0.5,
+            min_coverage: 0.6,
+            max_context_chunks: 10,
+            expand_depth: 1,
+            audit_log: None,
+        }
+    }
 }
 
 /// `serve` options.

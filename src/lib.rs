@@ -5,10 +5,12 @@
 //! on a listener until a shutdown signal, so tests drive the router without
 //! the binary.
 
+pub mod answer;
 pub mod assets;
 pub mod config;
 pub mod embed;
 pub mod error;
+pub mod eval;
 pub mod ground;
 pub mod http;
 pub mod import;

@@ -3,9 +3,10 @@
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use daemoniq::config::{
-    Cli, Command, DeleteArgs, DocumentsArgs, ImportArgs, IngestArgs, LogFormat, SparqlArgs,
-    ValidateArgs,
+    AskArgs, Cli, Command, DeleteArgs, DocumentsArgs, EvalArgs, ImportArgs, IngestArgs, LogFormat,
+    SparqlArgs, ValidateArgs,
 };
+use daemoniq::eval;
 use daemoniq::ground::Grounder;
 use daemoniq::import::{self, ImportOutcome, SourceFile};
 use daemoniq::ingest::{DocOptions, DocService, DocStatus, document};
@@ -122,6 +123,13 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let docs = open_docs(&cli, Arc::clone(&store)).await?;
             let state = AppState::new(store, ontology, args.http.clone()).await?;
             state.set_docs(Arc::new(docs));
+            let mut answer = cli.answer.clone();
+            if answer.audit_log.is_none() && !cli.memory {
+                answer.audit_log = Some(cli.data_dir.join("audit.jsonl"));
+            }
+            state
+                .set_answer_config(answer)
+                .context("cannot open the audit log")?;
             let listener = tokio::net::TcpListener::bind(args.bind)
                 .await
                 .with_context(|| format!("cannot listen on {}", args.bind))?;
@@ -135,7 +143,9 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Validate(args) => validate_cmd(&cli, args).await,
         Command::Ingest(args) => ingest_cmd(&cli, args).await,
         Command::Delete(args) => delete_cmd(&cli, args).await,
+        Command::Ask(args) => ask_cmd(&cli, args).await,
         Command::Documents(args) => documents_cmd(&cli, args).await,
+        Command::Eval(args) => eval_cmd(&cli, args).await,
     }
 }
 
@@ -217,6 +227,70 @@ async fn ingest_cmd(cli: &Cli, args: &IngestArgs) -> Result<ExitCode> {
     })
 }
 
+async fn ask_cmd(cli: &Cli, args: &AskArgs) -> Result<ExitCode> {
+    let store = open_store(cli)?;
+    let ontology = load(cli, store.as_ref()).await?;
+    let docs = open_docs(cli, Arc::clone(&store)).await?;
+    let state = AppState::new(store, ontology, Default::default()).await?;
+    state.set_docs(Arc::new(docs));
+    state
+        .set_answer_config(cli.answer.clone())
+        .context("cannot open the audit log")?;
+    let req = daemoniq::answer::ChatRequest {
+        query: args.question.clone(),
+        selected_text: args.selected_text.clone(),
+        top_k: Some(args.top_k),
+        session_id: None,
+    };
+    let resp = match daemoniq::answer::chat(&state, req).await {
+        Ok(r) => r,
+        Err(e) => bail!("{}", e.message),
+    };
+    if args.json {
+        let mut v = serde_json::to_value(&resp)?;
+        if !args.trace
+            && let Some(o) = v.as_object_mut()
+        {
+            o.remove("trace");
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        if let Some(e) = &resp.error {
+            bail!("{}", e.message);
+        }
+        if let Some(a) = &resp.answer {
+            println!("{}\n", a.answer);
+            for (i, e) in a.evidence.iter().enumerate() {
+                println!(
+                    "[{}] {}  {}",
+                    i + 1,
+                    e.file_paths.join(", "),
+                    e.graph_ids
+                        .iter()
+                        .take(6)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                );
+            }
+            println!("\ntimestamp:   {}", a.timestamp);
+            println!("limitations: {}", a.limitations);
+            println!("next step:   {}", a.next_step);
+        }
+        if let Some(r) = &resp.refusal {
+            println!("refused ({:?}): {}", r.refusal_type, r.reason);
+        }
+        if args.trace {
+            println!("\n{}", serde_json::to_string_pretty(&resp.trace)?);
+        }
+    }
+    Ok(match resp.status {
+        daemoniq::answer::Status::Success => ExitCode::SUCCESS,
+        daemoniq::answer::Status::Refused => ExitCode::from(3),
+        daemoniq::answer::Status::Error => ExitCode::from(1),
+    })
+}
+
 async fn delete_cmd(cli: &Cli, args: &DeleteArgs) -> Result<ExitCode> {
     let store = open_store(cli)?;
     load(cli, store.as_ref()).await?;
@@ -270,6 +344,64 @@ async fn documents_cmd(cli: &Cli, args: &DocumentsArgs) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn bar(len: usize) -> ProgressBar {
+    let pb = ProgressBar::new(len as u64);
+    pb.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb
+}
+
+async fn eval_cmd(cli: &Cli, args: &EvalArgs) -> Result<ExitCode> {
+    let mut plan = eval::Plan::load(&args.golden, args.gates.as_deref())?;
+    let (target, ingest) = match &args.url {
+        Some(url) => (
+            eval::Target::Remote(eval::Remote::connect(url).await?),
+            None,
+        ),
+        None => {
+            plan.skip_absent_files_roots();
+            for s in &plan.skipped {
+                eprintln!(
+                    "\n*** SKIPPED {} ({} questions): {}\n*** Only the other golden files are \
+                     evaluated; the skipped questions do not count as passed.\n",
+                    s.path, s.questions, s.reason
+                );
+            }
+            let docs = plan.documents()?;
+            let mut sources = sources(cli)?;
+            sources.root = plan.root.clone();
+            let pb = bar(docs.len());
+            let (state, ingest) =
+                eval::target::in_process(&sources, &cli.index, &docs, &pb).await?;
+            pb.finish_and_clear();
+            (eval::Target::InProcess(state), Some(ingest))
+        }
+    };
+    let pb = bar(0);
+    let report = eval::evaluate(&target, &plan, ingest, &pb).await?;
+    pb.finish_and_clear();
+    let dir = cli
+        .index
+        .report_dir
+        .clone()
+        .unwrap_or_else(|| cli.data_dir.clone());
+    let (json, md) = report.write(&dir)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        eprint!("{}", report.summary());
+    } else {
+        print!("{}", report.summary());
+    }
+    eprintln!("reports: {} and {}", md.display(), json.display());
+    Ok(if report.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 async fn import_cmd(cli: &Cli, args: &ImportArgs) -> Result<ExitCode> {

@@ -1,7 +1,8 @@
 //! Application state and the start-up load of ontology and building models.
 
+use crate::answer::audit::AuditLog;
 use crate::assets::{Assets, MissingAsset};
-use crate::config::HttpConfig;
+use crate::config::{AnswerConfig, HttpConfig};
 use crate::ground::Grounder;
 use crate::import::{self, ImportError, ImportOutcome, SourceFile};
 use crate::ontology::Ontology;
@@ -133,6 +134,8 @@ pub struct AppState {
     topology: RwLock<Arc<Topology>>,
     docs: std::sync::OnceLock<Arc<crate::ingest::DocService>>,
     grounder: RwLock<Arc<Grounder>>,
+    answer: RwLock<Arc<AnswerConfig>>,
+    audit: std::sync::OnceLock<Arc<AuditLog>>,
 }
 
 impl AppState {
@@ -152,6 +155,8 @@ impl AppState {
             topology: RwLock::new(Arc::new(topology)),
             docs: std::sync::OnceLock::new(),
             grounder: RwLock::new(Arc::new(grounder)),
+            answer: RwLock::new(Arc::new(AnswerConfig::default())),
+            audit: std::sync::OnceLock::new(),
         }))
     }
 
@@ -171,6 +176,30 @@ impl AppState {
     /// The document service, when the server runs with one.
     pub fn docs(&self) -> Option<Arc<crate::ingest::DocService>> {
         self.docs.get().cloned()
+    }
+
+    /// Sets the query pipeline's weights and thresholds, and opens its
+    /// audit log when the configuration names one.
+    pub fn set_answer_config(&self, cfg: AnswerConfig) -> std::io::Result<()> {
+        if let Some(path) = &cfg.audit_log {
+            let log = AuditLog::open(path)?;
+            tracing::info!(path = %path.display(), "audit log open");
+            if self.audit.set(Arc::new(log)).is_err() {
+                tracing::warn!("audit log already open; keeping the first one");
+            }
+        }
+        *self.answer.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(cfg);
+        Ok(())
+    }
+
+    /// The query pipeline's configuration.
+    pub fn answer_config(&self) -> Arc<AnswerConfig> {
+        Arc::clone(&self.answer.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// The audit log, when one is open.
+    pub fn audit_log(&self) -> Option<Arc<AuditLog>> {
+        self.audit.get().cloned()
     }
 
     /// The current topology projection.

@@ -19,7 +19,7 @@ pub(super) struct GroundRequest {
     text: String,
 }
 
-fn rejection(e: JsonRejection, limit: usize) -> ApiError {
+pub(super) fn rejection(e: JsonRejection, limit: usize) -> ApiError {
     match e {
         JsonRejection::MissingJsonContentType(_) => ApiError::new(
             ErrorCode::UnsupportedMediaType,

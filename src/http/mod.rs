@@ -1,6 +1,7 @@
 //! The HTTP API (axum). One file per resource; handlers extract, call the
 //! library, serialise. Nothing here knows how the store works.
 
+mod chat;
 mod documents;
 mod ground;
 mod health;
@@ -54,6 +55,8 @@ pub fn router(state: SharedState) -> Router {
         .route("/api/documents", get(documents::list))
         .route("/api/documents/{source_id}", delete(documents::delete))
         .route("/api/ground", post(ground::ground))
+        .route("/chat", post(chat::chat))
+        .route("/retrieve", post(chat::retrieve))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(cors)

@@ -4,8 +4,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod chat;
 mod cli;
 mod crash;
+mod eval;
 mod ground;
 mod import;
 mod ingest;

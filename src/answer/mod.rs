@@ -1,0 +1,210 @@
+//! Graph-first answers: the query pipeline behind `POST /chat`,
+//! `POST /retrieve`, `daemoniq ask` and `daemoniq eval`.
+//!
+//! The order is ARCHITECTURE.md § Query: validate → ground → graph first
+//! (SPARQL for the grounded entities and classes, topology expansion) →
+//! vector search filtered by those ids and concepts, or vanilla under the
+//! decision rules → rerank → top k → synthesize → contract → check → answer
+//! or abstain. Nothing here knows about HTTP: handlers call [`chat`] and
+//! [`retrieve`] and serialise what they return.
+
+pub mod audit;
+pub mod contract;
+pub mod facts;
+pub mod intent;
+mod pipeline;
+pub mod retrieve;
+pub mod synthesize;
+
+use crate::error::ApiError;
+use crate::ground::Grounding;
+use crate::vector::MatchAny;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub use contract::{Answer, ContractChecker, EvidenceItem};
+pub use pipeline::{RetrieveResponse, chat, retrieve};
+
+/// A question, as `/chat` and `/retrieve` take it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatRequest {
+    /// The question: 1–500 characters after trimming.
+    pub query: String,
+    /// Highlighted text (10–5000 characters): answer only from it.
+    #[serde(default)]
+    pub selected_text: Option<String>,
+    /// Chunks to retrieve, 1–20 (default 5; at most 10 reach synthesis).
+    #[serde(default)]
+    pub top_k: Option<usize>,
+    /// A UUID the client uses to group requests.
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+/// `success`, `refused` or `error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// An answer with evidence.
+    Success,
+    /// An abstention: `answer` is the "unknown" contract, `refusal` says why.
+    Refused,
+    /// The server failed; `error` says how.
+    Error,
+}
+
+/// Why the pipeline abstained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalType {
+    /// Nothing was retrieved and no graph fact answers.
+    EmptyRetrieval,
+    /// The best chunk scored below the relevance floor and no graph fact answers.
+    LowRelevance,
+    /// Too little grounding: low confidence, or the question names
+    /// equipment the graph does not have, or the answer failed its check.
+    InsufficientGrounding,
+    /// Selected-text mode: the text does not contain the answer.
+    SelectedTextMissing,
+}
+
+impl RefusalType {
+    /// The standard message of each refusal type (seed 003).
+    pub fn message(self) -> &'static str {
+        match self {
+            Self::SelectedTextMissing => "The selected text does not contain this information",
+            Self::EmptyRetrieval | Self::LowRelevance | Self::InsufficientGrounding => {
+                "The provided sources do not contain sufficient information to answer this question"
+            }
+        }
+    }
+}
+
+/// An abstention's reason.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Refusal {
+    /// The standard message of the type.
+    pub reason: String,
+    /// The type.
+    pub refusal_type: RefusalType,
+}
+
+/// Execution metadata of a `/chat` response.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Metadata {
+    /// A UUID per request (also in the audit log).
+    pub request_id: String,
+    /// Wall time of the pipeline.
+    pub processing_time_ms: u64,
+    /// Chunks retrieved from the vector index (before the top-k cut).
+    pub chunks_retrieved: usize,
+    /// The session id the client sent, if any.
+    pub session_id: Option<String>,
+}
+
+/// The `/chat` envelope: `answer` is always a valid contract (the "unknown"
+/// abstention when refused), `refusal` is set exactly when refused, `error`
+/// exactly when the status is `error`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChatResponse {
+    /// What happened.
+    pub status: Status,
+    /// The answer contract (null only on error).
+    pub answer: Option<Answer>,
+    /// Why it abstained.
+    pub refusal: Option<Refusal>,
+    /// What failed.
+    pub error: Option<ApiError>,
+    /// Request id, timing, counts.
+    pub metadata: Metadata,
+    /// Why this answer: grounding, graph queries and facts, retrieval
+    /// decisions, chunk scores, what was used.
+    pub trace: Trace,
+}
+
+/// A graph fact the answer may rest on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fact {
+    /// The sentence a person reads ("VAV-2-14 is fed by AHU-2.").
+    pub text: String,
+    /// Graph nodes the fact is about (subject first).
+    pub graph_ids: Vec<String>,
+    /// The file the fact came from (relative path).
+    pub file_path: String,
+    /// sha256 of that file.
+    pub source_sha: String,
+    /// When that file last changed (RFC 3339).
+    pub updated_at: String,
+}
+
+/// One chunk as the trace shows it (never its text).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TracedChunk {
+    /// Vector point id.
+    pub id: String,
+    /// Document id.
+    pub source_id: String,
+    /// Document path, relative.
+    pub source_ref: String,
+    /// Page label (PDF) or "1".
+    pub page_label: String,
+    /// Position in the document.
+    pub chunk_index: usize,
+    /// Heading path.
+    pub section_title: String,
+    /// Cosine similarity from the index.
+    pub score: f32,
+    /// Score after the boosts.
+    pub reranked: f32,
+    /// The boosts applied (`equip`, `brick_equip`, `ptags`, `graph_ids`).
+    pub boosts: Vec<String>,
+    /// Whether it reached synthesis (top k after reranking).
+    pub selected: bool,
+    /// Whether the answer quotes it.
+    pub used: bool,
+}
+
+/// The retrieval decision.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RetrievalTrace {
+    /// `filtered`, `vanilla`, `selected_text` or `none` (no vector index).
+    pub mode: String,
+    /// The filter applied, when filtered.
+    pub filter: Option<MatchAny>,
+    /// Each decision and fallback, in order, in words.
+    pub decisions: Vec<String>,
+}
+
+/// The graph-first step.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct GraphTrace {
+    /// What the question asks, as detected (`upstream`, `points` …).
+    pub intents: Vec<String>,
+    /// The SPARQL queries run.
+    pub queries: Vec<String>,
+    /// The facts found.
+    pub facts: Vec<Fact>,
+    /// Graph ids the facts and grounding yielded (the filter's ids).
+    pub graph_ids: Vec<String>,
+}
+
+/// Why this answer.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Trace {
+    /// The grounding of the question.
+    pub grounding: Option<Grounding>,
+    /// Graph queries and facts.
+    pub graph: GraphTrace,
+    /// Filter or vanilla, with the reasons.
+    pub retrieval: RetrievalTrace,
+    /// Chunks with scores before and after reranking.
+    pub chunks: Vec<TracedChunk>,
+    /// Conflicts between documents and the graph, in words.
+    pub conflicts: Vec<String>,
+    /// Degradations (grounding failed, no vector index …).
+    pub warnings: Vec<String>,
+    /// Milliseconds per stage (`ground`, `graph`, `embed`, `search`, `rerank`,
+    /// `synthesize`, `check`).
+    pub stages_ms: BTreeMap<String, f64>,
+}

@@ -1,0 +1,302 @@
+//! Vector search under the decision rules of seed 000 § 6 and
+//! ARCHITECTURE.md § Query step 4–5: filtered (match-any on graph ids,
+//! `equip`, `brick_equip`, `ptags`) when the grounding is confident and
+//! names an entity or non-generic equipment, vanilla otherwise or when the
+//! filter finds nothing; then the multiplicative rerank.
+
+use super::RetrievalTrace;
+use crate::config::AnswerConfig;
+use crate::ground::{EntityKind, Grounding};
+use crate::vector::{Hit, MatchAny, Search, VectorIndex, VectorResult};
+
+/// A hit with its reranked score.
+#[derive(Debug, Clone)]
+pub struct Scored {
+    /// The hit as the index returned it.
+    pub hit: Hit,
+    /// Score after the boosts.
+    pub reranked: f32,
+    /// Which boosts applied.
+    pub boosts: Vec<String>,
+}
+
+/// The outcome of the retrieval step.
+#[derive(Debug, Clone, Default)]
+pub struct Retrieved {
+    /// Every hit, reranked, best first.
+    pub hits: Vec<Scored>,
+    /// The decisions taken.
+    pub trace: RetrievalTrace,
+}
+
+/// The filter a grounding and the graph step give, or why there is none.
+pub fn decide_filter(
+    cfg: &AnswerConfig,
+    g: &Grounding,
+    graph_ids: &[String],
+) -> Result<MatchAny, String> {
+    if g.gconf < cfg.grounded_min_conf {
+        return Err(format!(
+            "grounding confidence {:.2} < {:.2}: vanilla retrieval",
+            g.gconf, cfg.grounded_min_conf
+        ));
+    }
+    let f = g.payload_fields();
+    let named = g
+        .entities
+        .iter()
+        .any(|e| matches!(e.kind, EntityKind::Instance | EntityKind::Product));
+    let specific: Vec<String> = f
+        .equip
+        .iter()
+        .filter(|k| !cfg.generic_equip.iter().any(|x| x.eq_ignore_ascii_case(k)))
+        .cloned()
+        .collect();
+    if !named && specific.is_empty() {
+        return Err(if f.equip.is_empty() {
+            "the question names no entity and no equipment: vanilla retrieval".to_owned()
+        } else {
+            format!(
+                "only generic equipment ({}): vanilla retrieval",
+                f.equip.join(", ")
+            )
+        });
+    }
+    let mut ids: Vec<String> = g
+        .entities
+        .iter()
+        .filter(|e| matches!(e.kind, EntityKind::Instance | EntityKind::Product))
+        .map(|e| e.iri.clone())
+        .collect();
+    for id in graph_ids {
+        if !ids.contains(id) {
+            ids.push(id.clone());
+        }
+    }
+    Ok(MatchAny {
+        graph_ids: ids,
+        equip: specific,
+        brick_equip: f.brick_equip,
+        ptags: f.ptags,
+    })
+}
+
+fn overlaps(a: &[String], b: &[String]) -> bool {
+    a.iter().any(|x| b.contains(x))
+}
+
+/// Applies the configured boosts and sorts best first.
+pub fn rerank(
+    cfg: &AnswerConfig,
+    g: &Grounding,
+    graph_ids: &[String],
+    hits: Vec<Hit>,
+) -> Vec<Scored> {
+    let f = g.payload_fields();
+    let named: Vec<String> = g
+        .entities
+        .iter()
+        .filter(|e| matches!(e.kind, EntityKind::Instance | EntityKind::Product))
+        .map(|e| e.iri.clone())
+        .chain(graph_ids.iter().cloned())
+        .collect();
+    let mut out: Vec<Scored> = hits
+        .into_iter()
+        .map(|hit| {
+            let p = &hit.payload;
+            let mut score = hit.score;
+            let mut boosts = Vec::new();
+            let rules = [
+                ("equip", cfg.boost_equip, overlaps(&p.equip, &f.equip)),
+                (
+                    "brick_equip",
+                    cfg.boost_brick,
+                    overlaps(&p.brick_equip, &f.brick_equip),
+                ),
+                ("ptags", cfg.boost_ptags, overlaps(&p.ptags, &f.ptags)),
+                ("graph_ids", cfg.boost_graph, overlaps(&p.graph_ids, &named)),
+            ];
+            for (name, factor, applies) in rules {
+                if applies {
+                    score *= factor;
+                    boosts.push(name.to_owned());
+                }
+            }
+            Scored {
+                hit,
+                reranked: score,
+                boosts,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.reranked
+            .total_cmp(&a.reranked)
+            .then_with(|| b.hit.score.total_cmp(&a.hit.score))
+    });
+    out
+}
+
+/// Runs the search: filtered or vanilla, each fallback recorded.
+pub async fn search(
+    index: &dyn VectorIndex,
+    cfg: &AnswerConfig,
+    g: &Grounding,
+    graph_ids: &[String],
+    vector: Vec<f32>,
+    top_k: usize,
+) -> VectorResult<Retrieved> {
+    let limit = top_k * cfg.filter_fetch_factor.max(1);
+    let mut trace = RetrievalTrace::default();
+    let mut hits = Vec::new();
+    match decide_filter(cfg, g, graph_ids) {
+        Ok(filter) => {
+            trace.decisions.push(format!(
+                "grounding confidence {:.2} >= {:.2} and specific concepts: filtered search (match any of {} graph ids, equip {:?}, brick_equip {:?}, ptags {:?}), limit {limit}",
+                g.gconf,
+                cfg.grounded_min_conf,
+                filter.graph_ids.len(),
+                filter.equip,
+                filter.brick_equip,
+                filter.ptags
+            ));
+            tracing::info!(
+                gconf = g.gconf,
+                graph_ids = filter.graph_ids.len(),
+                equip = ?filter.equip,
+                "filtered retrieval"
+            );
+            hits = index
+                .search(Search {
+                    vector: vector.clone(),
+                    limit,
+                    filter: Some(filter.clone()),
+                    exclude_source_id: None,
+                })
+                .await?;
+            trace.filter = Some(filter);
+            if hits.is_empty() {
+                trace
+                    .decisions
+                    .push("the filtered search returned nothing: vanilla retrieval".to_owned());
+                tracing::info!("no results with filter, falling back to vanilla");
+            } else {
+                trace.mode = "filtered".to_owned();
+            }
+        }
+        Err(reason) => {
+            tracing::info!(gconf = g.gconf, reason = %reason, "vanilla retrieval");
+            trace.decisions.push(reason);
+        }
+    }
+    if hits.is_empty() {
+        trace.mode = "vanilla".to_owned();
+        hits = index
+            .search(Search {
+                vector,
+                limit,
+                filter: None,
+                exclude_source_id: None,
+            })
+            .await?;
+    }
+    let hits = rerank(cfg, g, graph_ids, hits);
+    trace.decisions.push(format!(
+        "reranked {} chunks (equip x{}, brick_equip x{}, ptags x{}, linked graph ids x{})",
+        hits.len(),
+        cfg.boost_equip,
+        cfg.boost_brick,
+        cfg.boost_ptags,
+        cfg.boost_graph
+    ));
+    Ok(Retrieved { hits, trace })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ground::{Entity, EquipmentType};
+    use crate::vector::ChunkPayload;
+
+    fn payload(equip: &[&str], ids: &[&str]) -> ChunkPayload {
+        ChunkPayload {
+            source_id: "s".into(),
+            source_ref: "d.md".into(),
+            page_label: "1".into(),
+            node_content: "text".into(),
+            equip: equip.iter().map(|s| (*s).to_owned()).collect(),
+            brick_equip: vec![],
+            ptags: vec![],
+            raw: vec![],
+            gconf: 0.9,
+            graph_ids: ids.iter().map(|s| (*s).to_owned()).collect(),
+            source_sha: "x".into(),
+            chunk_index: 0,
+            section_title: String::new(),
+            updated_at: String::new(),
+            embedding_model: String::new(),
+            domain: String::new(),
+            source_type: String::new(),
+            doc_version: String::new(),
+        }
+    }
+
+    fn grounding(kind: &str, gconf: f64) -> Grounding {
+        Grounding {
+            equipment_types: vec![EquipmentType {
+                haystack_kind: Some(kind.into()),
+                brick_class: None,
+                confidence: gconf,
+            }],
+            gconf,
+            ..Grounding::default()
+        }
+    }
+
+    #[test]
+    fn filter_rules_follow_the_decision_flow() {
+        let cfg = AnswerConfig::default();
+        assert!(
+            decide_filter(&cfg, &grounding("vav", 0.5), &[])
+                .unwrap_err()
+                .contains("0.50 < 0.60")
+        );
+        assert!(
+            decide_filter(&cfg, &grounding("sensor", 0.9), &[])
+                .unwrap_err()
+                .contains("generic")
+        );
+        let f = decide_filter(&cfg, &grounding("vav", 0.9), &["urn:a".into()]).unwrap();
+        assert_eq!(f.equip, ["vav"]);
+        assert_eq!(f.graph_ids, ["urn:a"]);
+        let mut named = grounding("sensor", 0.9);
+        named.entities.push(Entity {
+            iri: "urn:vav".into(),
+            label: "VAV-1".into(),
+            kind: EntityKind::Instance,
+            class: None,
+            confidence: 0.9,
+            matched: "vav-1".into(),
+        });
+        assert!(decide_filter(&cfg, &named, &[]).is_ok());
+    }
+
+    #[test]
+    fn boosts_multiply_and_reorder() {
+        let cfg = AnswerConfig::default();
+        let hit = |score: f32, equip: &[&str], ids: &[&str]| Hit {
+            id: uuid::Uuid::new_v4(),
+            score,
+            payload: payload(equip, ids),
+        };
+        let out = rerank(
+            &cfg,
+            &grounding("vav", 0.9),
+            &["urn:x".into()],
+            vec![hit(0.6, &[], &[]), hit(0.5, &["vav"], &["urn:x"])],
+        );
+        assert_eq!(out[0].boosts, ["equip", "graph_ids"]);
+        assert!((out[0].reranked - 0.5 * 1.5 * 1.25).abs() < 1e-6);
+        assert!(out[1].boosts.is_empty());
+    }
+}

@@ -1,0 +1,35 @@
+//! `POST /chat` (the answer envelope) and `POST /retrieve` (graph facts and
+//! chunks, no synthesis). The pipeline lives in `crate::answer`.
+
+use super::SharedState;
+use super::ground::rejection;
+use crate::answer::{self, ChatRequest, ChatResponse, RetrieveResponse, Status};
+use crate::error::ApiResult;
+use axum::Json;
+use axum::extract::State;
+use axum::extract::rejection::JsonRejection;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+/// Answers with the envelope; a server fault keeps the envelope and takes
+/// the status of its error code (503 index down, 500 embedding failed).
+pub(super) async fn chat(
+    State(state): State<SharedState>,
+    body: Result<Json<ChatRequest>, JsonRejection>,
+) -> ApiResult<Response> {
+    let Json(req) = body.map_err(|e| rejection(e, state.http.max_body_bytes))?;
+    let resp: ChatResponse = answer::chat(&state, req).await?;
+    let status = match (&resp.status, &resp.error) {
+        (Status::Error, Some(e)) => e.code.status(),
+        _ => StatusCode::OK,
+    };
+    Ok((status, Json(resp)).into_response())
+}
+
+pub(super) async fn retrieve(
+    State(state): State<SharedState>,
+    body: Result<Json<ChatRequest>, JsonRejection>,
+) -> ApiResult<Json<RetrieveResponse>> {
+    let Json(req) = body.map_err(|e| rejection(e, state.http.max_body_bytes))?;
+    Ok(Json(answer::retrieve(&state, req).await?))
+}

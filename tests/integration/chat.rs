@@ -1,0 +1,442 @@
+//! `POST /chat` and `POST /retrieve` through HTTP on the demo campus and its
+//! corpus: graph answers with the right nodes, document answers, abstentions,
+//! the graph-wins conflict, selected-text mode, every fallback of the
+//! decision flow in the trace, request limits, and the audit log. Every
+//! response is validated against `schemas/answer_contract.schema.json`.
+
+use crate::common;
+use crate::ingest::docs_state;
+use daemoniq::AppState;
+use daemoniq::config::AnswerConfig;
+use daemoniq::ground::Grounder;
+use daemoniq::ingest::DocOptions;
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::OnceCell;
+use tower::ServiceExt;
+
+const NF: &str = "https://daemoniq.io/campus/northfield#";
+
+fn nf(local: &str) -> String {
+    format!("{NF}{local}")
+}
+
+struct Corpus {
+    state: Arc<AppState>,
+    _reports: tempfile::TempDir,
+    audit: tempfile::TempDir,
+}
+
+static CORPUS: OnceCell<Corpus> = OnceCell::const_new();
+
+fn corpus_files() -> Vec<PathBuf> {
+    let dir = common::root().join("golden/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| n != "README.md")
+                && p.extension().is_some_and(|e| e == "md" || e == "pdf")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+async fn ingest(state: &AppState, files: &[PathBuf]) {
+    let docs = state.docs().unwrap();
+    let collected = docs.collect(files).unwrap();
+    let grounder = Grounder::load(state.store.as_ref(), &state.ontology())
+        .await
+        .unwrap();
+    let report = docs
+        .ingest(
+            &grounder,
+            docs.inputs(&collected),
+            &DocOptions::default(),
+            &|_| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.counts.failed, 0, "{:?}", report.errors);
+}
+
+/// The campus with the demo corpus ingested and an audit log (once per
+/// test binary).
+async fn corpus() -> &'static Corpus {
+    CORPUS
+        .get_or_init(|| async {
+            let (state, _docs, reports) = docs_state(&common::root(), |_| {}).await;
+            ingest(&state, &corpus_files()).await;
+            let audit = tempfile::tempdir().unwrap();
+            state
+                .set_answer_config(AnswerConfig {
+                    audit_log: Some(audit.path().join("audit.jsonl")),
+                    ..AnswerConfig::default()
+                })
+                .unwrap();
+            Corpus {
+                state,
+                _reports: reports,
+                audit,
+            }
+        })
+        .await
+}
+
+async fn post(state: Arc<AppState>, path: &str, body: Value) -> (u16, Value) {
+    let resp = daemoniq::app(state)
+        .oneshot(
+            axum::http::Request::post(path)
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(body.to_string()))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap())
+}
+
+/// POST /chat and check the envelope: answer valid, refusal iff refused.
+async fn chat_on(state: Arc<AppState>, body: Value) -> Value {
+    let (status, v) = post(state, "/chat", body).await;
+    assert_eq!(status, 200, "{v}");
+    common::assert_valid("answer_contract.schema.json", &v["answer"]);
+    match v["status"].as_str() {
+        Some("success") => {
+            assert!(v["refusal"].is_null() && v["error"].is_null());
+            assert_ne!(v["answer"]["answer"], "unknown");
+        }
+        Some("refused") => {
+            assert!(v["refusal"]["refusal_type"].is_string() && v["error"].is_null());
+            assert_eq!(v["answer"]["answer"], "unknown");
+            assert_eq!(v["answer"]["evidence"], json!([]));
+        }
+        other => panic!("unexpected status {other:?}: {v}"),
+    }
+    uuid::Uuid::parse_str(v["metadata"]["request_id"].as_str().unwrap()).unwrap();
+    v
+}
+
+async fn chat(query: &str) -> Value {
+    chat_on(Arc::clone(&corpus().await.state), json!({ "query": query })).await
+}
+
+fn evidence_ids(v: &Value) -> Vec<String> {
+    v["answer"]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["graph_ids"].as_array().unwrap().clone())
+        .map(|i| i.as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn evidence_files(v: &Value) -> Vec<String> {
+    v["answer"]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["file_paths"].as_array().unwrap().clone())
+        .map(|i| i.as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn assert_answer(v: &Value, ids: &[&str], phrases: &[&str], files: &[&str]) {
+    assert_eq!(v["status"], "success", "{}", v["answer"]);
+    let got = evidence_ids(v);
+    for id in ids {
+        assert!(
+            got.contains(&nf(id)) || got.iter().any(|g| g.ends_with(id)),
+            "{id} missing from {got:?}"
+        );
+    }
+    let text = v["answer"]["answer"].as_str().unwrap();
+    for p in phrases {
+        assert!(text.contains(p), "{p:?} missing from {text:?}");
+    }
+    let cited = evidence_files(v);
+    for f in files {
+        assert!(cited.iter().any(|c| c == f), "{f} not cited: {cited:?}");
+    }
+}
+
+#[tokio::test]
+async fn graph_questions_answer_with_the_right_nodes() {
+    let v = chat("which air handler feeds VAV-1-05").await;
+    assert_answer(
+        &v,
+        &["VAV-1-05", "AHU-1"],
+        &["AHU-1"],
+        &["graph/northfield_campus.ttl"],
+    );
+    assert!(
+        !v["trace"]["graph"]["queries"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(v["answer"]["timestamp"].as_str().unwrap().len() >= 20);
+
+    let v = chat("what does CHWP-2 feed?").await;
+    assert_answer(
+        &v,
+        &["CHWP-2", "AHU-1_CC", "AHU-2_CC", "AHU-3_CC"],
+        &["AHU-3 CC"],
+        &[],
+    );
+
+    let v = chat("list the points on chwp-2").await;
+    assert_answer(
+        &v,
+        &["CHWP-2", "CHWP-2_SS", "CHWP-2_STS", "CHWP-2_VFD-SPD"],
+        &["CHWP-2 VFD-SPD"],
+        &[],
+    );
+
+    let v = chat("where is vav-b1-05").await;
+    assert_answer(&v, &["VAV-B1-05", "Room_B-105"], &["Room B-105"], &[]);
+
+    let v = chat("what model is CHWP-2").await;
+    assert_answer(&v, &["CHWP-2", "YPC-1200"], &["YPC-1200"], &[]);
+
+    let v = chat("brick definition of a chilled water pump").await;
+    assert_answer(&v, &["Chilled_Water_Pump"], &["Chilled Water Pump"], &[]);
+
+    let v = chat("how many vav boxes does ahu-1 serve").await;
+    assert_answer(&v, &["AHU-1", "VAV-1-01", "VAV-1-12"], &["12"], &[]);
+}
+
+#[tokio::test]
+async fn document_questions_quote_the_document() {
+    let v = chat("approved firmware version for the YNX-520 controllers?").await;
+    assert_answer(&v, &[], &["5.2.3"], &["golden/corpus/yorkland_om_notes.md"]);
+    let used: Vec<&Value> = v["trace"]["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["used"] == true)
+        .collect();
+    assert!(!used.is_empty());
+    assert!(used.iter().all(|c| c["selected"] == true));
+    assert_eq!(
+        v["metadata"]["chunks_retrieved"],
+        v["trace"]["chunks"].as_array().unwrap().len()
+    );
+}
+
+#[tokio::test]
+async fn out_of_scope_and_missing_equipment_abstain() {
+    let v = chat("How many vacation days do employees get?").await;
+    assert_eq!(v["status"], "refused");
+    let v = chat("What feeds VAV-9-99?").await;
+    assert_eq!(v["status"], "refused");
+    assert_eq!(v["refusal"]["refusal_type"], "insufficient_grounding");
+    assert!(
+        v["answer"]["limitations"]
+            .as_str()
+            .unwrap()
+            .contains("VAV-9-99")
+    );
+    let v = chat("what is the discharge air temp of VAV-1-05 right now").await;
+    assert_eq!(v["status"], "refused");
+}
+
+#[tokio::test]
+async fn graph_truth_wins_a_conflict_with_the_service_log() {
+    let v = chat("which ahu serves vav-3-02? the june 2024 co2 log entry says ahu-1").await;
+    assert_answer(
+        &v,
+        &["VAV-3-02", "AHU-2"],
+        &["AHU-2"],
+        &[
+            "graph/northfield_campus.ttl",
+            "golden/corpus/northfield_service_log.md",
+        ],
+    );
+    let limits = v["answer"]["limitations"].as_str().unwrap();
+    assert!(
+        limits.contains("Conflict") && limits.contains("AHU-1"),
+        "{limits}"
+    );
+    assert!(!v["trace"]["conflicts"].as_array().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn selected_text_mode_answers_only_from_the_selection() {
+    let text = "VAV-B1-05 serves the north perimeter open office. Its cooling maximum is 1100 cfm and its minimum is 330 cfm.";
+    let state = Arc::clone(&corpus().await.state);
+    let v = chat_on(
+        Arc::clone(&state),
+        json!({ "query": "what is the minimum cfm?", "selected_text": text }),
+    )
+    .await;
+    assert_answer(&v, &["VAV-B1-05"], &["330"], &[]);
+    assert_eq!(v["trace"]["retrieval"]["mode"], "selected_text");
+    let v = chat_on(
+        state,
+        json!({ "query": "which firmware does its controller run?", "selected_text": text }),
+    )
+    .await;
+    assert_eq!(v["status"], "refused");
+    assert_eq!(v["refusal"]["refusal_type"], "selected_text_missing");
+}
+
+fn decisions(v: &Value) -> String {
+    v["trace"]["retrieval"]["decisions"].to_string()
+}
+
+#[tokio::test]
+async fn every_fallback_of_the_decision_flow_shows_in_the_trace() {
+    // Confident grounding with an entity: filtered.
+    let v = chat("what was done to vav 2-14 in june 2025").await;
+    assert_eq!(
+        v["trace"]["retrieval"]["mode"],
+        "filtered",
+        "{}",
+        decisions(&v)
+    );
+    assert!(
+        v["trace"]["retrieval"]["filter"]["graph_ids"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(nf("VAV-2-14")))
+    );
+    // Nothing grounded: vanilla with the reason, and a warning.
+    let v = chat("how long is the lunch break").await;
+    assert_eq!(v["trace"]["retrieval"]["mode"], "vanilla");
+    assert!(decisions(&v).contains("vanilla"), "{}", decisions(&v));
+    assert!(v["trace"]["warnings"].to_string().contains("no concept"));
+    // Only generic equipment: vanilla.
+    let v = chat("which sensors need calibration").await;
+    assert_eq!(
+        v["trace"]["retrieval"]["mode"],
+        "vanilla",
+        "{}",
+        decisions(&v)
+    );
+    // Chunks carry scores before and after the rerank.
+    let c = &v["trace"]["chunks"][0];
+    assert!(c["score"].is_number() && c["reranked"].is_number() && c["boosts"].is_array());
+
+    // Low confidence: a stricter threshold sends the same question vanilla.
+    let (state, _docs, _reports) = docs_state(&common::root(), |_| {}).await;
+    ingest(
+        &state,
+        &[common::root().join("golden/corpus/northfield_chiller_plant_manual.md")],
+    )
+    .await;
+    state
+        .set_answer_config(AnswerConfig {
+            grounded_min_conf: 0.99,
+            ..AnswerConfig::default()
+        })
+        .unwrap();
+    let v = chat_on(
+        Arc::clone(&state),
+        json!({"query": "what was done to vav 2-14 in june 2025"}),
+    )
+    .await;
+    assert!(decisions(&v).contains("< 0.99"), "{}", decisions(&v));
+    // The filter finds nothing (no chunk of the plant manual names the box):
+    // vanilla fallback, recorded.
+    state.set_answer_config(AnswerConfig::default()).unwrap();
+    let v = chat_on(
+        Arc::clone(&state),
+        json!({"query": "what was done to VAV-B2-07 damper actuator"}),
+    )
+    .await;
+    assert!(
+        decisions(&v).contains("filtered search returned nothing"),
+        "{}",
+        decisions(&v)
+    );
+    assert_eq!(v["trace"]["retrieval"]["mode"], "vanilla");
+
+    // No vector index at all: graph facts only, with a warning.
+    let bare = common::campus_state().await;
+    let v = chat_on(bare, json!({"query": "what feeds VAV-1-05"})).await;
+    assert_eq!(v["trace"]["retrieval"]["mode"], "none");
+    assert_eq!(v["status"], "success");
+}
+
+#[tokio::test]
+async fn request_limits_answer_400_with_details() {
+    let state = common::campus_state().await;
+    for body in [
+        json!({"query": "   "}),
+        json!({"query": "x".repeat(501)}),
+        json!({"query": "q", "top_k": 0}),
+        json!({"query": "q", "top_k": 21}),
+        json!({"query": "q", "selected_text": "short"}),
+        json!({"query": "q", "session_id": "nope"}),
+        json!({"query": "q", "unknown_field": 1}),
+    ] {
+        let (status, v) = post(Arc::clone(&state), "/chat", body.clone()).await;
+        assert_eq!(status, 400, "{body} → {v}");
+        assert_eq!(v["code"], "VALIDATION_FAILED");
+        common::assert_valid("error.schema.json", &v);
+    }
+    let (status, v) = post(Arc::clone(&state), "/retrieve", json!({"query": ""})).await;
+    assert_eq!(status, 400, "{v}");
+    let resp = daemoniq::app(state)
+        .oneshot(
+            axum::http::Request::post("/chat")
+                .header("content-type", "text/plain")
+                .body(axum::body::Body::from("what feeds VAV-1-05"))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 415);
+}
+
+#[tokio::test]
+async fn retrieve_returns_facts_and_chunks_without_an_answer() {
+    let state = Arc::clone(&corpus().await.state);
+    let (status, v) = post(
+        state,
+        "/retrieve",
+        json!({"query": "sat reset on ahu-1", "top_k": 3}),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    assert!(v.get("answer").is_none());
+    let chunks = v["chunks"].as_array().unwrap();
+    assert!(!chunks.is_empty() && chunks.len() <= 3);
+    assert!(
+        chunks[0]["payload"]["graph_ids"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    );
+}
+
+#[tokio::test]
+async fn the_audit_log_records_ids_never_text() {
+    let c = corpus().await;
+    let session = uuid::Uuid::new_v4().to_string();
+    let v = chat_on(
+        Arc::clone(&c.state),
+        json!({"query": "approved firmware for the ynx-110?", "session_id": session}),
+    )
+    .await;
+    assert_eq!(v["metadata"]["session_id"], json!(session));
+    let id = v["metadata"]["request_id"].as_str().unwrap().to_owned();
+    let log = std::fs::read_to_string(c.audit.path().join("audit.jsonl")).unwrap();
+    let line: Value = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|l| l["request_id"] == json!(id))
+        .expect("the request is in the audit log");
+    assert_eq!(line["query"], "approved firmware for the ynx-110?");
+    assert!(line["latency_ms"].is_number() && line["retrieval_set"].is_array());
+    let answer = v["answer"]["answer"].as_str().unwrap();
+    assert!(!log.contains(answer), "the audit log holds answer text");
+    for e in v["answer"]["evidence"].as_array().unwrap() {
+        assert!(!log.contains(e["excerpt"].as_str().unwrap()));
+    }
+}
