@@ -378,6 +378,9 @@ async fn eval_cmd(cli: &Cli, args: &EvalArgs) -> Result<ExitCode> {
             let (state, ingest) =
                 eval::target::in_process(&sources, &cli.index, &docs, &pb).await?;
             pb.finish_and_clear();
+            state
+                .set_answer_config(cli.answer.clone())
+                .context("cannot open the audit log")?;
             (eval::Target::InProcess(state), Some(ingest))
         }
     };

@@ -269,6 +269,7 @@ impl<'a> GraphContext<'a> {
             }
         }
         Some(Fact {
+            negative: text.starts_with("No ") || text.starts_with("The graph has no"),
             text,
             graph_ids,
             file_path: p.path,
@@ -381,9 +382,27 @@ impl<'a> GraphContext<'a> {
             .collect();
         subjects.dedup();
         let mut filters = self.filter_classes(g, &subjects);
-        // "the reheat coil on VAV-2-14": a named class that one of the
-        // subject's parts has makes that part the subject.
-        for s in subjects.iter_mut() {
+        // "the reheat coil on VAV-2-14": in a feeds question, a named class
+        // that one of the subject's parts has makes that part the subject.
+        let feeds = reading
+            .intents
+            .iter()
+            .any(|i| matches!(i, Intent::Upstream | Intent::Downstream | Intent::Relation));
+        if feeds {
+            // A point has no feeds of its own: ask about its equipment.
+            for s in subjects.iter_mut() {
+                if self.onto.any_is_a(self.topo.types(s), "Point")
+                    && let Some(owner) = self.topo.into(s, Rel::HasPoint).into_iter().next()
+                {
+                    *s = owner;
+                }
+            }
+            subjects.dedup();
+        }
+        for s in subjects
+            .iter_mut()
+            .filter(|_| feeds && !reading.has(Intent::Parts))
+        {
             let parts = self.parts(s);
             if let Some((ci, part)) = filters.iter().enumerate().find_map(|(ci, c)| {
                 parts
@@ -1104,14 +1123,45 @@ impl<'a> GraphContext<'a> {
         subjects: &[String],
         out: &mut Vec<Fact>,
     ) -> StoreResult<()> {
-        let classes: Vec<String> = g
+        let root = vocab::brick("Class");
+        let mut classes: Vec<String> = g
             .entities
             .iter()
-            .filter(|e| e.kind == EntityKind::Class)
+            .filter(|e| e.kind == EntityKind::Class && e.iri != root)
             .map(|e| e.iri.clone())
             .collect();
+        if classes.is_empty() && subjects.is_empty() {
+            // "brick definition of cooling tower": the class the words ground to.
+            for c in g
+                .equipment_types
+                .iter()
+                .filter_map(|t| t.brick_class.as_deref())
+                .chain(
+                    g.point_types
+                        .iter()
+                        .filter_map(|p| p.brick_class.as_deref()),
+                )
+                .filter(|c| !c.contains(':'))
+            {
+                let iri = vocab::brick(c);
+                if !classes.contains(&iri) {
+                    classes.push(iri);
+                }
+            }
+        }
         for s in subjects {
-            for t in self.specific_types(s) {
+            let types = self.specific_types(s);
+            let text = format!(
+                "{} is typed {} in the building model.",
+                self.label(s),
+                types
+                    .iter()
+                    .map(|t| local(t).to_owned())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            out.extend(self.fact(text, s, types.clone()));
+            for t in types {
                 if !classes.contains(&t) {
                     self.define_class(&t, out, Some(s)).await?;
                 }

@@ -78,7 +78,6 @@ const FEED_VERBS: &[&str] = &[
     "serve",
     "serves",
     "serving",
-    "supply",
     "supplies",
     "supplying",
 ];
@@ -86,14 +85,8 @@ const UP_WORDS: &[&str] = &["upstream", "fed", "served", "supplied", "feeders"];
 const DOWN_WORDS: &[&str] = &["downstream", "reach", "reaches"];
 const PATH_WORDS: &[&str] = &["path", "trace"];
 const PART_WORDS: &[&str] = &["inside", "parts", "components", "consist", "consists"];
-const POINT_WORDS: &[&str] = &[
-    "point",
-    "points",
-    "sensor",
-    "sensors",
-    "setpoint",
-    "setpoints",
-];
+// "setpoint" is left out: "the max setpoint" asks a sequence for a value.
+const POINT_WORDS: &[&str] = &["point", "points", "sensor", "sensors"];
 const HAVE_WORDS: &[&str] = &["have", "has", "list"];
 const LOCATION_WORDS: &[&str] = &["where", "located", "location", "wheres"];
 const PLACE_WORDS: &[&str] = &["room", "floor", "building", "space"];
@@ -138,10 +131,10 @@ const QUESTION_WORDS: &[&str] = &[
     "did", "what", "whats", "wat", "which", "how", "who", "when", "where", "wheres", "why", "not",
     "no", "as", "if", "than", "there", "any", "all", "me", "my", "i", "we", "our", "you", "your",
     "can", "could", "would", "should", "will", "s", "w", "per", "about", "tell", "give", "list",
-    "show", "say", "says", "said", "get", "got", "have", "has", "had", "after", "before", "then",
-    "so", "up", "out", "into", "over", "under", "between", "vs", "whose", "whom", "much", "many",
-    "other", "same", "kind", "type", "one", "ones", "some", "their", "they", "them", "he", "she",
-    "his", "her", "need", "needs", "like", "also", "just", "only", "yes",
+    "show", "say", "says", "said", "here", "get", "got", "have", "has", "had", "after", "before",
+    "then", "so", "up", "out", "into", "over", "under", "between", "vs", "whose", "whom", "much",
+    "many", "other", "same", "kind", "type", "one", "ones", "some", "their", "they", "them", "he",
+    "she", "his", "her", "need", "needs", "like", "also", "just", "only", "yes",
 ];
 
 /// Lower-case words of a text: letters, digits and inner hyphens.

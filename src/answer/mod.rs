@@ -136,6 +136,8 @@ pub struct Fact {
     pub source_sha: String,
     /// When that file last changed (RFC 3339).
     pub updated_at: String,
+    /// It only says that nothing was found ("No chiller is upstream of …").
+    pub negative: bool,
 }
 
 /// One chunk as the trace shows it (never its text).

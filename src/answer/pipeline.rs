@@ -91,6 +91,36 @@ struct Gathered {
     hits: Vec<Scored>,
     selected: usize,
     labels: Vec<String>,
+    /// Chunks linked to the question's first entity (for the conflict scan).
+    linked: Vec<Scored>,
+}
+
+/// Words shaped like a product model number ("YRT-5000") that the grounder
+/// did not resolve: equipment the sources do not know.
+fn unknown_models(query: &str, g: &Grounding) -> Vec<String> {
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let known: Vec<String> = g.entities.iter().map(|e| squash(&e.matched)).collect();
+    query
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .filter(|w| {
+            let (letters, rest) = w.split_at(
+                w.find(|c: char| !c.is_ascii_alphabetic())
+                    .unwrap_or(w.len()),
+            );
+            let digits = rest.strip_prefix('-').unwrap_or(rest);
+            (2..=5).contains(&letters.len())
+                && (3..=5).contains(&digits.len())
+                && digits.chars().all(|c| c.is_ascii_digit())
+        })
+        .filter(|w| !known.iter().any(|k| k.contains(&squash(w))))
+        .filter(|w| !g.unresolved.iter().any(|u| squash(u) == squash(w)))
+        .map(|w| w.to_uppercase())
+        .collect()
 }
 
 /// Why a stage failed in a way the client must see.
@@ -117,7 +147,10 @@ async fn gather(
     trace: &mut Trace,
 ) -> Result<Gathered, Fault> {
     let t = Instant::now();
-    let grounding = state.grounder().ground(&v.query);
+    let mut grounding = state.grounder().ground(&v.query);
+    for name in unknown_models(&v.query, &grounding) {
+        grounding.unresolved.push(name);
+    }
     trace.stages_ms.insert("ground".into(), ms(t));
     tracing::info!(
         gconf = grounding.gconf,
@@ -176,6 +209,7 @@ async fn gather(
     let labels: Vec<String> = grounding.entities.iter().map(|e| e.label.clone()).collect();
 
     let mut hits = Vec::new();
+    let mut linked = Vec::new();
     match state.docs() {
         None => {
             trace.retrieval.mode = "none".into();
@@ -193,6 +227,7 @@ async fn gather(
                 .map_err(|e| Fault::Embed(e.to_string()))?;
             trace.stages_ms.insert("embed".into(), ms(t));
             let t = Instant::now();
+            let query_vector = vector.clone();
             let r = retrieve::search(
                 docs.ingestor().index().as_ref(),
                 cfg,
@@ -206,6 +241,37 @@ async fn gather(
             trace.stages_ms.insert("search".into(), ms(t));
             trace.retrieval = r.trace;
             hits = r.hits;
+            // Documents that speak of the subject of a feeds question are
+            // read for statements the graph contradicts.
+            let feeds = reading.intents.iter().any(|i| {
+                matches!(
+                    i,
+                    intent::Intent::Upstream
+                        | intent::Intent::Downstream
+                        | intent::Intent::Relation
+                )
+            });
+            if let (true, Some(subject)) = (feeds, question_entity_ids(&grounding).first()) {
+                let found = docs
+                    .ingestor()
+                    .index()
+                    .search(crate::vector::Search {
+                        vector: query_vector,
+                        limit: v.top_k * cfg.filter_fetch_factor.max(1),
+                        filter: Some(crate::vector::MatchAny {
+                            graph_ids: vec![subject.clone()],
+                            ..Default::default()
+                        }),
+                        exclude_source_id: None,
+                    })
+                    .await
+                    .map_err(Fault::Index)?;
+                trace.retrieval.decisions.push(format!(
+                    "conflict scan: {} chunks linked to {subject}",
+                    found.len()
+                ));
+                linked = retrieve::rerank(cfg, &grounding, &graph_ids, found);
+            }
         }
     }
     let selected = hits.len().min(v.top_k).min(cfg.max_context_chunks);
@@ -216,6 +282,7 @@ async fn gather(
         hits,
         selected,
         labels,
+        linked,
     })
 }
 
@@ -252,13 +319,11 @@ fn newest(times: impl IntoIterator<Item = String>) -> String {
     )
 }
 
+/// Evidence of a quoted chunk: the question's named instances and
+/// products first (the claim is about them), then the chunk's own links.
 fn chunk_evidence(s: &Scored, excerpt: &str, first: &[String]) -> EvidenceItem {
     let p = &s.hit.payload;
-    let mut ids: Vec<String> = first
-        .iter()
-        .filter(|i| p.graph_ids.contains(i))
-        .cloned()
-        .collect();
+    let mut ids: Vec<String> = first.to_vec();
     for id in &p.graph_ids {
         if !ids.contains(id) {
             ids.push(id.clone());
@@ -345,16 +410,25 @@ fn graph_answer(state: &AppState, gd: &Gathered, trace: &mut Trace) -> Outcome {
             .flat_map(|f| f.graph_ids.iter().skip(1).cloned())
             .collect();
         if let Some(subject) = subjects.first() {
-            for (i, s) in gd.hits.iter().enumerate().take(gd.selected) {
+            let related: std::collections::HashSet<String> = topo
+                .upstream(subject, usize::MAX)
+                .into_iter()
+                .chain(topo.downstream(subject, usize::MAX))
+                .map(|r| r.node.id)
+                .collect();
+            let related = |z: &str| related.contains(z);
+            for s in &gd.linked {
                 if !s.hit.payload.graph_ids.contains(subject) {
                     continue;
                 }
+                let i = gd.hits.iter().position(|h| h.hit.id == s.hit.id);
                 for sentence in synthesize::sentences(&s.hit.payload.node_content) {
                     let others = synthesize::contradicting(
                         &grounder,
                         &topo,
                         subject,
                         &answer_ids,
+                        &related,
                         &sentence,
                     );
                     if others.is_empty() {
@@ -387,7 +461,7 @@ fn graph_answer(state: &AppState, gd: &Gathered, trace: &mut Trace) -> Outcome {
                         }
                         evidence.push(item);
                         times.push(s.hit.payload.updated_at.clone());
-                        used.push(i);
+                        used.extend(i);
                     }
                     break;
                 }
@@ -671,7 +745,7 @@ pub async fn chat(state: &AppState, req: ChatRequest) -> Result<ChatResponse, Ap
                         "The question asks for a live value; DaemonIQ holds the equipment model and documents, not telemetry.",
                         "Read the point's present value from the BAS front end.",
                     )
-                } else if !gd.facts.is_empty() {
+                } else if gd.facts.iter().any(|f| !f.negative) {
                     graph_answer(state, &gd, &mut trace)
                 } else {
                     document_answer(&cfg, &gd)

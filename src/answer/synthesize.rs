@@ -66,8 +66,12 @@ pub fn sentences(text: &str) -> Vec<String> {
 
 /// Whether a sentence word matches a focus term: same stem, or one is a
 /// prefix of the other ("temp"/"temperature", "max"/"maximum").
-fn term_matches(term: &str, word: &str) -> bool {
+pub(crate) fn term_matches(term: &str, word: &str) -> bool {
     let w = stem(word);
+    let dehyphen = word.replace('-', "");
+    if dehyphen == term {
+        return true;
+    }
     if w == term || word == term {
         return true;
     }
@@ -80,7 +84,15 @@ fn term_matches(term: &str, word: &str) -> bool {
 
 /// Focus terms a text holds.
 pub fn matched_terms(focus: &[String], text: &str) -> Vec<String> {
-    let ws = words(text);
+    let mut ws = words(text);
+    // "high-limit" holds "high" and "limit" too.
+    let parts: Vec<String> = ws
+        .iter()
+        .filter(|w| w.contains('-'))
+        .flat_map(|w| w.split('-').map(str::to_owned).collect::<Vec<_>>())
+        .filter(|p| !p.is_empty())
+        .collect();
+    ws.extend(parts);
     focus
         .iter()
         .filter(|t| ws.iter().any(|w| term_matches(t, w)))
@@ -160,14 +172,16 @@ const RELATION_WORDS: &[&str] = &[
     "supplies", "on",
 ];
 
-/// A sentence of a document that names `subject` together with equipment
-/// the graph says is not related to it the way the sentence says: returns
-/// the other equipment's IRIs.
+/// A sentence of a document that states a feeds relation between `subject`
+/// and equipment of the same kind as the graph's answer that the graph does
+/// not relate to `subject` (`related` says which nodes it does): returns
+/// that equipment's IRIs.
 pub fn contradicting(
     grounder: &Grounder,
     topo: &Topology,
     subject: &str,
     answer: &[String],
+    related: &dyn Fn(&str) -> bool,
     sentence: &str,
 ) -> Vec<String> {
     let ws = words(sentence);
@@ -187,7 +201,7 @@ pub fn contradicting(
     let answer_types: Vec<&String> = answer.iter().flat_map(|a| topo.types(a)).collect();
     named
         .into_iter()
-        .filter(|z| *z != subject && !answer.iter().any(|a| a == z))
+        .filter(|z| *z != subject && !related(z))
         .filter(|z| topo.types(z).iter().any(|t| answer_types.contains(&t)))
         .map(str::to_owned)
         .collect()

@@ -46,7 +46,7 @@ pub struct Question {
     /// PDF path → acceptable page labels.
     #[serde(default)]
     pub expected_pages: BTreeMap<String, Vec<String>>,
-    /// Phrases the answer must contain (normalised, see [`super::metrics::normalize`]).
+    /// Phrases the answer must contain (normalised, see [`super::score::normalize`]).
     #[serde(default)]
     pub answer_contains: Vec<String>,
     /// Highlighted text sent with the question.

@@ -2,7 +2,8 @@
 
 use super::*;
 use crate::eval::golden::{self, GoldenFile};
-use serde_json::json;
+use crate::eval::score::*;
+use serde_json::{Value, json};
 use std::path::PathBuf;
 
 const A: &str = "https://x.test/campus#AHU-2";

@@ -6,8 +6,9 @@
 //! - [`target`] sends questions to the pipeline in process (over a fresh
 //!   in-memory store with the goldens' documents ingested) or to a running
 //!   server, and finds out which cited graph ids and sources exist;
-//! - [`metrics`] scores each response against its question and computes the
-//!   gate metrics per golden file, per category and over all;
+//! - [`score`] scores each response against its question;
+//! - [`metrics`] computes the gate metrics per golden file, per category and
+//!   over all, and checks the gates;
 //! - [`report`] writes `eval_report.json` and `eval_report.md` (rendered
 //!   by the private `markdown` module).
 //!
@@ -18,11 +19,13 @@ pub mod golden;
 mod markdown;
 pub mod metrics;
 pub mod report;
+pub mod score;
 pub mod target;
 
 pub use golden::{Expect, Gate, GateFile, GoldenFile, Op, Question};
-pub use metrics::{GateResult, Known, Metrics, QuestionScore, Response, Scorer};
+pub use metrics::{GateResult, Metrics};
 pub use report::EvalReport;
+pub use score::{Known, QuestionScore, Response, Scorer};
 pub use target::{IngestSummary, Remote, Target};
 
 use crate::answer::ChatRequest;

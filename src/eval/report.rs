@@ -3,7 +3,8 @@
 //! goldens: gates, categories, failing questions with reasons, then all).
 
 use super::golden::{Expect, Gate};
-use super::metrics::{GateResult, Known, Metrics, QuestionScore, Response, Scorer, check_gates};
+use super::metrics::{GateResult, Metrics, check_gates};
+use super::score::{Known, QuestionScore, Response, Scorer};
 use super::target::IngestSummary;
 use super::{EvalError, EvalResult, Plan, Skipped};
 use chrono::{DateTime, Utc};
@@ -96,9 +97,9 @@ pub struct EvalReport {
     pub daemoniq_version: String,
     /// `in-process` or `http <url>`.
     pub mode: String,
-    /// The golden directory.
+    /// The golden directory, relative to the repository root.
     pub golden_dir: String,
-    /// The gate file.
+    /// The gate file, relative to the repository root.
     pub gates_file: String,
     /// Whether every enforced gate holds on every scope.
     pub passed: bool,
@@ -232,8 +233,8 @@ impl EvalReport {
             generated_at: Utc::now(),
             daemoniq_version: env!("CARGO_PKG_VERSION").to_owned(),
             mode: mode.to_owned(),
-            golden_dir: plan.golden_dir.display().to_string(),
-            gates_file: plan.gates_path.display().to_string(),
+            golden_dir: crate::import::relative_path(&plan.golden_dir, &plan.root),
+            gates_file: crate::import::relative_path(&plan.gates_path, &plan.root),
             passed: failed_gates.is_empty() && evaluated > 0,
             failed_gates,
             files,
@@ -351,5 +352,166 @@ pub fn value(metric: &str, v: Option<f64>) -> String {
         ms(v)
     } else {
         ratio(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::golden::{self, GoldenFile, Question};
+
+    fn question(v: serde_json::Value) -> Question {
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn plan() -> Plan {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let gates = golden::load_gates(&root.join("golden/gates.json")).unwrap();
+        let questions = vec![
+            question(json!({
+                "id": "t-topo-01", "question": "what feeds vav-2-14", "category": "topology",
+                "expect": "answer", "must_include_graph_ids": ["urn:x:AHU-2"],
+                "may_include_graph_ids": [], "must_cite_files": ["graph/m.ttl"],
+                "answer_contains": ["AHU-2"]
+            })),
+            question(json!({
+                "id": "t-miss-01", "question": "what feeds ahu-9 | really", "category": "missing_entity",
+                "expect": "abstain", "refusal_type": "insufficient_grounding",
+                "must_include_graph_ids": [], "may_include_graph_ids": [], "must_cite_files": []
+            })),
+        ];
+        Plan {
+            golden_dir: root.join("golden"),
+            gates_path: root.join("golden/gates.json"),
+            gates,
+            files: vec![GoldenFile {
+                name: "tiny".into(),
+                path: root.join("golden/tiny.json"),
+                rel_path: "golden/tiny.json".into(),
+                description: "two questions".into(),
+                files_root: ".".into(),
+                has_files_root: false,
+                questions,
+            }],
+            skipped: vec![Skipped {
+                name: "far".into(),
+                path: "golden/far.json".into(),
+                questions: 3,
+                reason: "files_root ../far is absent".into(),
+            }],
+            root,
+        }
+    }
+
+    fn answer(text: &str) -> Response {
+        Response {
+            envelope: json!({
+                "status": "success",
+                "answer": {"answer": text, "evidence": [{"graph_ids": ["urn:x:AHU-2"],
+                    "file_paths": ["graph/m.ttl"], "source_sha": "s"}],
+                    "timestamp": "2026-01-01T00:00:00Z", "limitations": "", "next_step": ""},
+                "refusal": null, "error": null,
+                "metadata": {"processing_time_ms": 7}, "trace": {"chunks": []}
+            }),
+            http_status: 200,
+            wall_ms: 8.0,
+        }
+    }
+
+    fn build(responses: &[(&str, Response)]) -> EvalReport {
+        let mut known = Known::default();
+        known.graph_ids.insert("urn:x:AHU-2".into(), true);
+        known.sources.insert("graph/m.ttl".into(), "s".into());
+        let responses = responses
+            .iter()
+            .map(|(id, r)| ((*id).to_owned(), r.clone()))
+            .collect();
+        EvalReport::build(
+            &plan(),
+            "test",
+            &responses,
+            &known,
+            None,
+            &Scorer::new().unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_false_answer_fails_the_run_and_the_report_says_why() {
+        let r = build(&[
+            ("t-topo-01", answer("AHU-2 feeds it")),
+            ("t-miss-01", answer("AHU-2 feeds AHU-9")),
+        ]);
+        assert!(!r.passed);
+        let failed: Vec<(&str, &str)> = r
+            .failed_gates
+            .iter()
+            .map(|g| (g.metric.as_str(), g.scope.as_str()))
+            .collect();
+        assert_eq!(
+            failed,
+            [
+                ("must_abstain_accuracy", "all"),
+                ("must_abstain_accuracy", "tiny")
+            ]
+        );
+        let md = r.markdown();
+        let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("{s:?} not in\n{md}"));
+        assert!(at("**Result: FAIL**") < at("## Gates"));
+        assert!(at("## Gates") < at("## Per category"));
+        assert!(at("## Per category") < at("## Failing questions (1)"));
+        assert!(at("## Failing questions (1)") < at("### `t-miss-01`"));
+        assert!(at("### `t-miss-01`") < at("## All questions"));
+        at("**SKIPPED: `golden/far.json`**");
+        at("Every gate of `golden/gates.json` is computed");
+        at("should abstain (insufficient_grounding) but answered");
+        at(
+            "| `must_abstain_accuracy` | >= 1 | yes | 0.000 ❌ **FAIL** | 0.000 ❌ **FAIL** | skipped |",
+        );
+        at("| `conflict_accuracy` | >= 1 | yes | n/a | n/a | skipped |");
+        // a pipe in a question does not break the table
+        at("what feeds ahu-9 \\| really");
+        assert!(
+            r.summary()
+                .contains("must_abstain_accuracy on tiny: 0.000 (needs >= 1)")
+        );
+    }
+
+    #[test]
+    fn a_missing_response_is_an_error_not_a_pass() {
+        let r = build(&[("t-topo-01", answer("AHU-2 feeds it"))]);
+        let q = r.questions.iter().find(|q| q.id == "t-miss-01").unwrap();
+        assert!(!q.pass);
+        assert_eq!(q.score.status, "error");
+        assert!(!r.passed);
+    }
+
+    #[test]
+    fn all_questions_right_passes_and_writes_both_files() {
+        let mut refused = answer("x");
+        refused.envelope["status"] = json!("refused");
+        refused.envelope["answer"]["answer"] = json!("unknown");
+        refused.envelope["answer"]["evidence"] = json!([]);
+        refused.envelope["refusal"] =
+            json!({"reason": "no", "refusal_type": "insufficient_grounding"});
+        let r = build(&[
+            ("t-topo-01", answer("AHU-2 feeds it")),
+            ("t-miss-01", refused),
+        ]);
+        assert!(r.passed, "{}", r.summary());
+        assert!(r.markdown().contains("**Result: PASS**"));
+        let dir = tempfile::tempdir().unwrap();
+        let (j, m) = r.write(&dir.path().join("reports")).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(j).unwrap()).unwrap();
+        assert_eq!(v["passed"], json!(true));
+        assert_eq!(
+            v["scopes"][0]["metrics"]["must_abstain_accuracy"]["value"],
+            json!(1.0)
+        );
+        assert!(
+            std::fs::read_to_string(m)
+                .unwrap()
+                .contains("## All questions")
+        );
     }
 }

@@ -4,7 +4,7 @@
 //! sources, so scoring does not know which it was.
 
 use super::golden::GoldenFile;
-use super::metrics::{Known, Response, is_plain_iri};
+use super::score::{Known, Response, is_plain_iri};
 use super::{EvalError, EvalResult};
 use crate::AppState;
 use crate::answer::ChatRequest;

@@ -1,0 +1,210 @@
+#![allow(clippy::unwrap_used, missing_docs)]
+//! `POST /chat` over HTTP on the demo campus and corpus: latency
+//! percentiles (p50/p95/p99), requests per second at 1 and 8 concurrent
+//! clients, and the mean time per pipeline stage (from the trace).
+//!
+//! Run with `cargo bench --bench chat` (after `bash scripts/setup.sh`).
+//! `DAEMONIQ_BENCH_REQUESTS` sets the requests per run (default 400).
+//! The questions are a fixed mix of graph, document, selected-text and
+//! out-of-scope questions written for this bench.
+
+use daemoniq::config::{HttpConfig, IndexConfig};
+use daemoniq::ground::Grounder;
+use daemoniq::ingest::{DocOptions, DocService};
+use daemoniq::store::{EmbeddedStore, GraphStore};
+use daemoniq::{AppState, Sources, assets::Assets};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const QUESTIONS: &[&str] = &[
+    "what feeds VAV-1-05?",
+    "which vav boxes does ahu-3 serve",
+    "list the points on chwp-2",
+    "where is vav-b1-05",
+    "what model is CH-2",
+    "brick definition of a chilled water pump",
+    "approved firmware version for the YNX-520 controllers?",
+    "chilled water reset range for the plant",
+    "when was the b-1 burner last serviced",
+    "what is the minimum airflow of vav-1-05",
+    "How many vacation days do employees get?",
+    "what feeds VAV-9-99?",
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+async fn state() -> (Arc<AppState>, tempfile::TempDir) {
+    let assets = Assets::new(
+        std::env::var_os("DAEMONIQ_ASSETS")
+            .map(PathBuf::from)
+            .unwrap_or_else(daemoniq::config::default_assets_dir),
+    );
+    let store: Arc<dyn GraphStore> = Arc::new(EmbeddedStore::in_memory().unwrap());
+    let sources = Sources {
+        assets: assets.clone(),
+        ontology_dir: root().join("ontology"),
+        graph_dirs: vec![root().join("graph")],
+        root: root(),
+    };
+    let (_, ontology) = sources.sync(store.as_ref()).await.unwrap();
+    let state = AppState::new(Arc::clone(&store), ontology, HttpConfig::default())
+        .await
+        .unwrap();
+    let reports = tempfile::tempdir().unwrap();
+    let cfg = IndexConfig {
+        docs_root: root(),
+        ..IndexConfig::default()
+    };
+    let docs = DocService::open(&cfg, store, &assets, None, reports.path().to_path_buf())
+        .await
+        .unwrap();
+    let dir = root().join("golden/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| n != "README.md")
+                && p.extension().is_some_and(|e| e == "md" || e == "pdf")
+        })
+        .collect();
+    files.sort();
+    let collected = docs.collect(&files).unwrap();
+    let grounder = Grounder::load(state.store.as_ref(), &state.ontology())
+        .await
+        .unwrap();
+    docs.ingest(
+        &grounder,
+        docs.inputs(&collected),
+        &DocOptions::default(),
+        &|_| {},
+    )
+    .await
+    .unwrap();
+    state.set_docs(Arc::new(docs));
+    (state, reports)
+}
+
+struct Run {
+    latencies: Vec<Duration>,
+    wall: Duration,
+    stages: BTreeMap<String, f64>,
+    statuses: BTreeMap<String, usize>,
+}
+
+async fn run(base: &str, clients: usize, total: usize) -> Run {
+    let client = reqwest::Client::new();
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for c in 0..clients {
+        let client = client.clone();
+        let url = format!("{base}/chat");
+        let n = total / clients;
+        tasks.push(tokio::spawn(async move {
+            let mut out = Vec::with_capacity(n);
+            for i in 0..n {
+                let q = QUESTIONS[(c * 7 + i) % QUESTIONS.len()];
+                let t = Instant::now();
+                let v: Value = client
+                    .post(&url)
+                    .json(&json!({ "query": q }))
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                out.push((t.elapsed(), v));
+            }
+            out
+        }));
+    }
+    let mut latencies = Vec::new();
+    let mut stages: BTreeMap<String, f64> = BTreeMap::new();
+    let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
+    for t in tasks {
+        for (d, v) in t.await.unwrap() {
+            latencies.push(d);
+            *statuses
+                .entry(v["status"].as_str().unwrap_or("?").to_owned())
+                .or_default() += 1;
+            if let Some(s) = v["trace"]["stages_ms"].as_object() {
+                for (k, ms) in s {
+                    *stages.entry(k.clone()).or_default() += ms.as_f64().unwrap_or(0.0);
+                }
+            }
+        }
+    }
+    let wall = started.elapsed();
+    let n = latencies.len() as f64;
+    for v in stages.values_mut() {
+        *v /= n;
+    }
+    latencies.sort();
+    Run {
+        latencies,
+        wall,
+        stages,
+        statuses,
+    }
+}
+
+fn pct(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1e3
+}
+
+fn main() {
+    // `cargo test --benches` runs bench targets with `--bench`-less args; keep
+    // that quick.
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("chat bench: run with `cargo bench --bench chat`");
+        return;
+    }
+    let total: usize = std::env::var("DAEMONIQ_BENCH_REQUESTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let (state, _reports) = state().await;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(daemoniq::serve(listener, state, async {
+            let _ = rx.await;
+        }));
+        // Warm-up: model, caches, connections.
+        run(&base, 1, QUESTIONS.len() * 2).await;
+        println!(
+            "chat over HTTP, {} questions in rotation, {total} requests per run",
+            QUESTIONS.len()
+        );
+        println!("clients |  p50 ms |  p95 ms |  p99 ms |  req/s | statuses");
+        for clients in [1, 8] {
+            let r = run(&base, clients, total).await;
+            println!(
+                "{clients:>7} | {:>7.2} | {:>7.2} | {:>7.2} | {:>6.1} | {:?}",
+                pct(&r.latencies, 0.50),
+                pct(&r.latencies, 0.95),
+                pct(&r.latencies, 0.99),
+                r.latencies.len() as f64 / r.wall.as_secs_f64(),
+                r.statuses
+            );
+            println!(
+                "        mean ms per stage: {}",
+                r.stages
+                    .iter()
+                    .map(|(k, v)| format!("{k} {v:.2}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let _ = tx.send(());
+        server.await.unwrap().unwrap();
+    });
+}
