@@ -701,7 +701,18 @@ impl<'a> GraphContext<'a> {
     /// closest Haystack tag sets.
     fn matching_points(&self, points: &[String], g: &Grounding) -> Vec<String> {
         if g.point_types.is_empty() {
-            return Vec::new();
+            let want = super::intent::point_tags(g);
+            if want.is_empty() {
+                return Vec::new();
+            }
+            return points
+                .iter()
+                .filter(|p| {
+                    let tags = self.tag_names(p);
+                    want.iter().all(|w| tags.iter().any(|t| t.eq_ignore_ascii_case(w)))
+                })
+                .cloned()
+                .collect();
         }
         let classes: Vec<String> = g
             .point_types
@@ -759,6 +770,7 @@ impl<'a> GraphContext<'a> {
         if subjects.is_empty() {
             return self.points_campus(g, filters, out).await;
         }
+        let asked = !g.point_types.is_empty() || !super::intent::point_tags(g).is_empty();
         for s in subjects {
             let points = self.topo.out_of(s, Rel::HasPoint);
             self.load(&points).await?;
@@ -768,7 +780,7 @@ impl<'a> GraphContext<'a> {
                 out.extend(self.fact(format!("The graph lists no points on {name}."), s, vec![]));
                 continue;
             }
-            if !g.point_types.is_empty() && !matched.is_empty() {
+            if asked && !matched.is_empty() {
                 let mut ids = matched.clone();
                 for m in &matched {
                     ids.extend(self.specific_types(m));
@@ -790,7 +802,7 @@ impl<'a> GraphContext<'a> {
                 continue;
             }
             let lines: Vec<String> = points.iter().map(|p| self.point_line(p)).collect();
-            let text = if g.point_types.is_empty() {
+            let text = if !asked {
                 format!("{name} has {} points: {}.", points.len(), lines.join("; "))
             } else {
                 format!(
@@ -813,7 +825,7 @@ impl<'a> GraphContext<'a> {
         filters: &[String],
         out: &mut Vec<Fact>,
     ) -> StoreResult<()> {
-        if g.point_types.is_empty() {
+        if g.point_types.is_empty() && super::intent::point_tags(g).is_empty() {
             return Ok(());
         }
         let rows = self
@@ -1254,7 +1266,7 @@ impl<'a> GraphContext<'a> {
             }
             out.extend(self.fact(text, a, class));
         }
-        if !subjects.is_empty() || !aliases.is_empty() {
+        if !subjects.is_empty() {
             return Ok(());
         }
         // Markers named outright ("the haystack vav kind", "coolingOnly").

@@ -170,6 +170,23 @@ fn position(words: &[String], list: &[&str]) -> Option<usize> {
     words.iter().position(|w| list.contains(&w.as_str()))
 }
 
+/// Haystack tags grounded outside any equipment kind or point type ("co2"
+/// in "which boxes have co2 sesnors"): a point asked about loosely.
+pub fn point_tags(g: &Grounding) -> Vec<String> {
+    if !g.point_types.is_empty() {
+        return Vec::new();
+    }
+    g.raw_tags
+        .iter()
+        .filter(|t| {
+            !g.equipment_types
+                .iter()
+                .any(|e| e.haystack_kind.as_deref().is_some_and(|k| k.eq_ignore_ascii_case(t)))
+        })
+        .cloned()
+        .collect()
+}
+
 /// Reads a question. `is_location` tells whether an IRI names a location;
 /// `filter_class` whether the question names an equipment class other than
 /// those of the instances it names ("which *chillers* feed VAV-3-07").
@@ -213,7 +230,9 @@ pub fn read(
     if parts {
         push_to(&mut r.intents, Intent::Parts);
     }
-    if any(&w, POINT_WORDS) || (!g.point_types.is_empty() && any(&w, HAVE_WORDS)) {
+    if any(&w, POINT_WORDS)
+        || ((!g.point_types.is_empty() || !point_tags(g).is_empty()) && any(&w, HAVE_WORDS))
+    {
         push_to(&mut r.intents, Intent::Points);
     }
     let place_question = w

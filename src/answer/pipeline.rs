@@ -93,6 +93,8 @@ struct Gathered {
     labels: Vec<String>,
     /// Chunks linked to the question's first entity (for the conflict scan).
     linked: Vec<Scored>,
+    /// The question's embedding, when documents were searched.
+    query_vector: Option<Vec<f32>>,
 }
 
 /// Words shaped like a product model number ("YRT-5000") that the grounder
@@ -210,6 +212,7 @@ async fn gather(
 
     let mut hits = Vec::new();
     let mut linked = Vec::new();
+    let mut query_vec = None;
     match state.docs() {
         None => {
             trace.retrieval.mode = "none".into();
@@ -228,6 +231,7 @@ async fn gather(
             trace.stages_ms.insert("embed".into(), ms(t));
             let t = Instant::now();
             let query_vector = vector.clone();
+            query_vec = Some(vector.clone());
             let r = retrieve::search(
                 docs.ingestor().index().as_ref(),
                 cfg,
@@ -251,7 +255,7 @@ async fn gather(
                         | intent::Intent::Relation
                 )
             });
-            if let (true, Some(subject)) = (feeds, question_entity_ids(&grounding).first()) {
+            if let (true, Some(subject)) = (feeds, feeds_subject(&state.topology(), &grounding)) {
                 let found = docs
                     .ingestor()
                     .index()
@@ -283,6 +287,7 @@ async fn gather(
         selected,
         labels,
         linked,
+        query_vector: query_vec,
     })
 }
 
@@ -359,6 +364,18 @@ fn abstain(kind: RefusalType, why: impl Into<String>, next: impl Into<String>) -
     Outcome::Abstain(kind, why.into(), next.into())
 }
 
+/// The equipment a feeds question is about: a named point stands for the
+/// equipment that has it.
+fn feeds_subject(topo: &crate::topology::Topology, g: &Grounding) -> Option<String> {
+    let first = question_entity_ids(g).into_iter().next()?;
+    Some(
+        topo.into(&first, crate::topology::Rel::HasPoint)
+            .into_iter()
+            .next()
+            .unwrap_or(first),
+    )
+}
+
 fn question_entity_ids(g: &Grounding) -> Vec<String> {
     g.entities
         .iter()
@@ -403,7 +420,7 @@ fn graph_answer(state: &AppState, gd: &Gathered, trace: &mut Trace) -> Outcome {
     if relation {
         let topo = state.topology();
         let grounder = state.grounder();
-        let subjects: Vec<String> = question_entity_ids(&gd.grounding);
+        let subjects: Vec<String> = feeds_subject(&topo, &gd.grounding).into_iter().collect();
         let answer_ids: Vec<String> = gd
             .facts
             .iter()
@@ -487,7 +504,31 @@ fn graph_answer(state: &AppState, gd: &Gathered, trace: &mut Trace) -> Outcome {
 }
 
 /// Documents answer: the best sentences of the top chunks.
-fn document_answer(cfg: &AnswerConfig, gd: &Gathered) -> Outcome {
+/// The sentences a document answer would quote (pure; see [`document_answer`]).
+fn document_picks(gd: &Gathered) -> Vec<Picked> {
+    let texts: Vec<(usize, &str, f32)> = gd.hits[..gd.selected]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i, s.hit.payload.node_content.as_str(), s.reranked))
+        .collect();
+    synthesize::pick(&gd.reading.focus, &gd.labels, &texts, 2)
+}
+
+/// Cosine similarity of the question to each picked passage.
+async fn passage_similarities(state: &AppState, gd: &Gathered, picked: &[Picked]) -> Result<Vec<f32>, Fault> {
+    let (Some(docs), Some(q)) = (state.docs(), gd.query_vector.clone()) else {
+        return Ok(Vec::new());
+    };
+    let embedder = std::sync::Arc::clone(docs.ingestor().embedder());
+    let texts: Vec<String> = picked.iter().map(|p| p.text.clone()).collect();
+    let vectors = tokio::task::spawn_blocking(move || embedder.embed(&texts))
+        .await
+        .map_err(|e| Fault::Embed(e.to_string()))?
+        .map_err(|e| Fault::Embed(e.to_string()))?;
+    Ok(vectors.iter().map(|v| crate::embed::cosine(&q, v)).collect())
+}
+
+fn document_answer(cfg: &AnswerConfig, gd: &Gathered, picked: Vec<Picked>, sims: &[f32]) -> Outcome {
     if gd.hits.is_empty() {
         return abstain(
             RefusalType::EmptyRetrieval,
@@ -507,12 +548,6 @@ fn document_answer(cfg: &AnswerConfig, gd: &Gathered) -> Outcome {
         );
     }
     let top = &gd.hits[..gd.selected];
-    let texts: Vec<(usize, &str, f32)> = top
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (i, s.hit.payload.node_content.as_str(), s.reranked))
-        .collect();
-    let picked: Vec<Picked> = synthesize::pick(&gd.reading.focus, &gd.labels, &texts, 2);
     let cov = synthesize::coverage(&gd.reading.focus, &picked);
     if cov < cfg.min_coverage {
         return abstain(
@@ -528,7 +563,22 @@ fn document_answer(cfg: &AnswerConfig, gd: &Gathered) -> Outcome {
     }
     let mut used: Vec<usize> = picked.iter().map(|p| p.source).collect();
     used.dedup();
-    let confidence = used.iter().map(|i| top[*i].hit.score).sum::<f32>() / used.len().max(1) as f32;
+    // Confidence is 1 − mean cosine distance of what the answer uses: per
+    // chunk used, the closer of the chunk and the passage quoted from it
+    // (a 256-token chunk dilutes the one sentence that answers).
+    let confidence = used
+        .iter()
+        .map(|i| {
+            let passage = picked
+                .iter()
+                .zip(sims)
+                .filter(|(p, _)| p.source == *i)
+                .map(|(_, s)| *s)
+                .fold(f32::MIN, f32::max);
+            top[*i].hit.score.max(passage)
+        })
+        .sum::<f32>()
+        / used.len().max(1) as f32;
     if confidence < cfg.min_confidence {
         return abstain(
             RefusalType::InsufficientGrounding,
@@ -617,6 +667,16 @@ async fn selected_answer(
     for i in question_entity_ids(&qg) {
         if !ids.contains(&i) {
             ids.insert(0, i);
+        }
+    }
+    // A named point stands for its equipment too ("ahu2 DSP" → AHU-2).
+    let owners: Vec<String> = ids
+        .iter()
+        .flat_map(|i| crate::topology::Topology::into(&topo, i, crate::topology::Rel::HasPoint))
+        .collect();
+    for o in owners {
+        if !ids.contains(&o) {
+            ids.push(o);
         }
     }
     if ids.is_empty() {
@@ -730,33 +790,39 @@ pub async fn chat(state: &AppState, req: ChatRequest) -> Result<ChatResponse, Ap
             Err(f) => Err(f),
             Ok(gd) => {
                 let t = Instant::now();
-                let out = if !gd.grounding.unresolved.is_empty() {
-                    abstain(
+                let drafted = if !gd.grounding.unresolved.is_empty() {
+                    Ok(abstain(
                         RefusalType::InsufficientGrounding,
                         format!(
                             "The question names {}, which the building graph does not have.",
                             gd.grounding.unresolved.join(", ")
                         ),
                         "Check the equipment tag; GET /api/topology/node?id=… lists what the graph holds.",
-                    )
+                    ))
                 } else if gd.reading.telemetry {
-                    abstain(
+                    Ok(abstain(
                         RefusalType::InsufficientGrounding,
                         "The question asks for a live value; DaemonIQ holds the equipment model and documents, not telemetry.",
                         "Read the point's present value from the BAS front end.",
-                    )
+                    ))
                 } else if gd.facts.iter().any(|f| !f.negative) {
-                    graph_answer(state, &gd, &mut trace)
+                    Ok(graph_answer(state, &gd, &mut trace))
                 } else {
-                    document_answer(&cfg, &gd)
+                    let picked = document_picks(&gd);
+                    let sims = if gd.hits.is_empty() {
+                        Ok(Vec::new())
+                    } else {
+                        passage_similarities(state, &gd, &picked).await
+                    };
+                    sims.map(|sims| document_answer(&cfg, &gd, picked, &sims))
                 };
                 trace.stages_ms.insert("synthesize".into(), ms(t));
-                let used = match &out {
-                    Outcome::Answer(_, u) => u.clone(),
-                    Outcome::Abstain(..) => Vec::new(),
+                let used = match &drafted {
+                    Ok(Outcome::Answer(_, u)) => u.clone(),
+                    _ => Vec::new(),
                 };
                 trace.chunks = trace_chunks(&gd.hits, gd.selected, &used);
-                Ok(out)
+                drafted
             }
         },
     };

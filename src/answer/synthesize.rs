@@ -122,33 +122,60 @@ pub fn pick(
         .map(|l| squash(l))
         .filter(|l| l.len() > 2)
         .collect();
-    let mut all: Vec<Picked> = Vec::new();
+    let mut all: Vec<(Picked, usize)> = Vec::new();
+    let mut by_source: Vec<Vec<String>> = Vec::new();
     for (source, text, weight) in texts {
-        for s in sentences(text) {
-            let matched = matched_terms(focus, &s);
-            let sq = squash(&s);
+        let list = sentences(text);
+        for (k, s) in list.iter().enumerate() {
+            let matched = matched_terms(focus, s);
+            let sq = squash(s);
             let mentions = squashed.iter().filter(|l| sq.contains(l.as_str())).count();
             let score = matched.len() as f32 + 0.5 * mentions as f32 + weight;
-            all.push(Picked {
-                source: *source,
-                text: s,
-                matched,
-                score,
-            });
+            all.push((
+                Picked {
+                    source: *source,
+                    text: s.clone(),
+                    matched,
+                    score,
+                },
+                k,
+            ));
         }
+        by_source.push(list);
     }
-    all.sort_by(|a, b| b.score.total_cmp(&a.score));
+    all.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
     let mut out: Vec<Picked> = Vec::new();
+    let mut first: Option<(usize, usize)> = None;
     let mut covered: Vec<String> = Vec::new();
-    for p in all {
+    for (p, k) in all {
         if out.len() >= max {
             break;
         }
         let adds = p.matched.iter().any(|m| !covered.contains(m));
         if out.is_empty() || (adds && !p.matched.is_empty()) {
+            if out.is_empty() {
+                first = Some((p.source, k));
+            }
             covered.extend(p.matched.iter().cloned());
             out.push(p);
         }
+    }
+    // The sentence after the best one often holds the cause, the value or
+    // the consequence the best one announces: quote it too.
+    if let Some((source, k)) = first
+        && let Some(pos) = texts.iter().position(|(s, ..)| *s == source)
+        && let Some(next) = by_source[pos].get(k + 1)
+        && !out.iter().any(|p| p.text == *next)
+    {
+        out.insert(
+            1,
+            Picked {
+                source,
+                text: next.clone(),
+                matched: matched_terms(focus, next),
+                score: 0.0,
+            },
+        );
     }
     out
 }
