@@ -351,7 +351,9 @@ def generate(markers):
         for num, use in (("A-190", "Central plant"), ("A-390", "AHU mechanical room"),
                          ("B-290", "AHU mechanical room")):
             if num.startswith(k):
-                w.node(f"nf:Room_{num}", "Mechanical_Room", f"Room {num} {use}", "room space", [],
+                # The room number alone is how people name it ("room a-190").
+                w.node(f"nf:Room_{num}", "Mechanical_Room", f"Room {num} {use}", "room space",
+                       [("skos:altLabel", f'"Room {num}"')],
                        f"{use} of {b['label']}.", kind="locations")
 
     # ---------------------------------------------------------------- plant

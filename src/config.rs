@@ -253,6 +253,12 @@ pub struct EvalArgs {
     #[arg(long, env = "DAEMONIQ_EVAL_URL")]
     pub url: Option<String>,
 
+    /// Evaluate only these golden sets (by name, e.g. `demo_campus`, or
+    /// path); repeat the flag for several. Default: every set in the gate
+    /// file.
+    #[arg(long = "set", value_name = "NAME")]
+    pub sets: Vec<String>,
+
     /// Print the JSON report on stdout.
     #[arg(long)]
     pub json: bool,

@@ -357,6 +357,7 @@ fn bar(len: usize) -> ProgressBar {
 
 async fn eval_cmd(cli: &Cli, args: &EvalArgs) -> Result<ExitCode> {
     let mut plan = eval::Plan::load(&args.golden, args.gates.as_deref())?;
+    plan.only(&args.sets)?;
     let (target, ingest) = match &args.url {
         Some(url) => (
             eval::Target::Remote(eval::Remote::connect(url).await?),

@@ -709,7 +709,8 @@ impl<'a> GraphContext<'a> {
                 .iter()
                 .filter(|p| {
                     let tags = self.tag_names(p);
-                    want.iter().all(|w| tags.iter().any(|t| t.eq_ignore_ascii_case(w)))
+                    want.iter()
+                        .all(|w| tags.iter().any(|t| t.eq_ignore_ascii_case(w)))
                 })
                 .cloned()
                 .collect();

@@ -179,9 +179,11 @@ pub fn point_tags(g: &Grounding) -> Vec<String> {
     g.raw_tags
         .iter()
         .filter(|t| {
-            !g.equipment_types
-                .iter()
-                .any(|e| e.haystack_kind.as_deref().is_some_and(|k| k.eq_ignore_ascii_case(t)))
+            !g.equipment_types.iter().any(|e| {
+                e.haystack_kind
+                    .as_deref()
+                    .is_some_and(|k| k.eq_ignore_ascii_case(t))
+            })
         })
         .cloned()
         .collect()
@@ -241,7 +243,7 @@ pub fn read(
     let location_subject = instances.iter().any(|e| is_location(&e.iri));
     if any(&w, LOCATION_WORDS)
         || place_question
-        || (location_subject && (any(&w, &["equipment", "contains"]) || lower.contains(" in ")))
+        || (location_subject && any(&w, &["equipment", "contains"]))
     {
         push_to(&mut r.intents, Intent::Location);
     }

@@ -93,6 +93,9 @@ struct Gathered {
     labels: Vec<String>,
     /// Chunks linked to the question's first entity (for the conflict scan).
     linked: Vec<Scored>,
+    /// The question's instances and products, and the equipment of the
+    /// points it names.
+    entity_ids: Vec<String>,
     /// The question's embedding, when documents were searched.
     query_vector: Option<Vec<f32>>,
 }
@@ -209,6 +212,21 @@ async fn gather(
         "graph step done"
     );
     let labels: Vec<String> = grounding.entities.iter().map(|e| e.label.clone()).collect();
+    // The question's instances and products, and the equipment of any point
+    // it names ("vav-2-14 airflow" → VAV-2-14): what document evidence is about.
+    let mut entity_ids = question_entity_ids(&grounding);
+    for owner in entity_ids
+        .iter()
+        .flat_map(|i| crate::topology::Topology::into(&topo, i, crate::topology::Rel::HasPoint))
+        .collect::<Vec<_>>()
+    {
+        if !entity_ids.contains(&owner) {
+            entity_ids.push(owner.clone());
+        }
+        if !graph_ids.contains(&owner) {
+            graph_ids.push(owner);
+        }
+    }
 
     let mut hits = Vec::new();
     let mut linked = Vec::new();
@@ -287,6 +305,7 @@ async fn gather(
         selected,
         labels,
         linked,
+        entity_ids,
         query_vector: query_vec,
     })
 }
@@ -505,17 +524,34 @@ fn graph_answer(state: &AppState, gd: &Gathered, trace: &mut Trace) -> Outcome {
 
 /// Documents answer: the best sentences of the top chunks.
 /// The sentences a document answer would quote (pure; see [`document_answer`]).
-fn document_picks(gd: &Gathered) -> Vec<Picked> {
+fn document_picks(cfg: &AnswerConfig, gd: &Gathered) -> Vec<Picked> {
     let texts: Vec<(usize, &str, f32)> = gd.hits[..gd.selected]
         .iter()
         .enumerate()
         .map(|(i, s)| (i, s.hit.payload.node_content.as_str(), s.reranked))
         .collect();
-    synthesize::pick(&gd.reading.focus, &gd.labels, &texts, 2)
+    let mut picked = synthesize::pick(&gd.reading.focus, &gd.labels, &texts, 2);
+    // Quote a second chunk only when the best one alone does not hold
+    // enough of the question: one passage, one page, is easier to check.
+    if let Some(first) = picked.first().map(|p| p.source) {
+        let own: Vec<Picked> = picked
+            .iter()
+            .filter(|p| p.source == first)
+            .cloned()
+            .collect();
+        if synthesize::coverage(&gd.reading.focus, &own) >= cfg.min_coverage {
+            picked = own;
+        }
+    }
+    picked
 }
 
 /// Cosine similarity of the question to each picked passage.
-async fn passage_similarities(state: &AppState, gd: &Gathered, picked: &[Picked]) -> Result<Vec<f32>, Fault> {
+async fn passage_similarities(
+    state: &AppState,
+    gd: &Gathered,
+    picked: &[Picked],
+) -> Result<Vec<f32>, Fault> {
     let (Some(docs), Some(q)) = (state.docs(), gd.query_vector.clone()) else {
         return Ok(Vec::new());
     };
@@ -525,10 +561,18 @@ async fn passage_similarities(state: &AppState, gd: &Gathered, picked: &[Picked]
         .await
         .map_err(|e| Fault::Embed(e.to_string()))?
         .map_err(|e| Fault::Embed(e.to_string()))?;
-    Ok(vectors.iter().map(|v| crate::embed::cosine(&q, v)).collect())
+    Ok(vectors
+        .iter()
+        .map(|v| crate::embed::cosine(&q, v))
+        .collect())
 }
 
-fn document_answer(cfg: &AnswerConfig, gd: &Gathered, picked: Vec<Picked>, sims: &[f32]) -> Outcome {
+fn document_answer(
+    cfg: &AnswerConfig,
+    gd: &Gathered,
+    picked: Vec<Picked>,
+    sims: &[f32],
+) -> Outcome {
     if gd.hits.is_empty() {
         return abstain(
             RefusalType::EmptyRetrieval,
@@ -589,10 +633,10 @@ fn document_answer(cfg: &AnswerConfig, gd: &Gathered, picked: Vec<Picked>, sims:
             "Rephrase the question with the equipment or document it is about.",
         );
     }
-    let first = question_entity_ids(&gd.grounding);
+    let first = &gd.entity_ids;
     let evidence: Vec<EvidenceItem> = picked
         .iter()
-        .map(|p| chunk_evidence(&top[p.source], &p.text, &first))
+        .map(|p| chunk_evidence(&top[p.source], &p.text, first))
         .collect();
     let answer = picked
         .iter()
@@ -808,7 +852,7 @@ pub async fn chat(state: &AppState, req: ChatRequest) -> Result<ChatResponse, Ap
                 } else if gd.facts.iter().any(|f| !f.negative) {
                     Ok(graph_answer(state, &gd, &mut trace))
                 } else {
-                    let picked = document_picks(&gd);
+                    let picked = document_picks(&cfg, &gd);
                     let sims = if gd.hits.is_empty() {
                         Ok(Vec::new())
                     } else {

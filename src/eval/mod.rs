@@ -40,6 +40,9 @@ pub type EvalResult<T> = Result<T, EvalError>;
 /// in the report).
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
+    /// `--set` names no golden set of the gate file.
+    #[error("no golden set named {0} in the gate file")]
+    UnknownSet(String),
     /// A file or directory cannot be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -152,6 +155,22 @@ impl Plan {
             files,
             skipped: Vec::new(),
         })
+    }
+
+    /// Keeps only the named golden sets (file stem or relative path); an
+    /// unknown name is an error.
+    pub fn only(&mut self, names: &[String]) -> EvalResult<()> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        for n in names {
+            if !self.files.iter().any(|g| g.name == *n || g.rel_path == *n) {
+                return Err(EvalError::UnknownSet(n.clone()));
+            }
+        }
+        self.files
+            .retain(|g| names.iter().any(|n| g.name == *n || g.rel_path == *n));
+        Ok(())
     }
 
     /// Moves golden files whose `files_root` (or its `docs/`) is absent to
