@@ -22,12 +22,12 @@ echo "== daemoniq eval (golden questions)"
 # Reports are outputs, never committed: a scratch directory unless
 # DAEMONIQ_REPORT_DIR says where. Non-zero exit when an enforced gate fails.
 reports="${DAEMONIQ_REPORT_DIR:-$(mktemp -d)}"
-"$CARGO_TARGET_DIR/debug/daemoniq" --memory eval --set demo_campus --report-dir "$reports/demo"
+"$CARGO_TARGET_DIR/debug/daemoniq" --memory --log warn eval --set demo_campus --report-dir "$reports/demo"
 # The G36 set (real documents in ../shared/data) is evaluated and reported
 # but NOT gated yet: about a fifth of its answers sit in chunks the ingest
 # leaves unindexed because they name no graph node (issue 5 stays open
 # until it meets its gates).
 echo "== daemoniq eval --set g36_docs (reported, not gated)"
-if ! "$CARGO_TARGET_DIR/debug/daemoniq" --memory eval --set g36_docs --report-dir "$reports/g36"; then
+if ! "$CARGO_TARGET_DIR/debug/daemoniq" --memory --log warn eval --set g36_docs --report-dir "$reports/g36"; then
   echo "NOT GATED: the g36_docs set is below its gates; see $reports/g36/eval_report.md"
 fi

@@ -8,7 +8,7 @@ use crate::error::ApiResult;
 use axum::Json;
 use axum::extract::State;
 use axum::extract::rejection::JsonRejection;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 /// Answers with the envelope; a server fault keeps the envelope and takes
@@ -19,11 +19,17 @@ pub(super) async fn chat(
 ) -> ApiResult<Response> {
     let Json(req) = body.map_err(|e| rejection(e, state.http.max_body_bytes))?;
     let resp: ChatResponse = answer::chat(&state, req).await?;
-    let status = match (&resp.status, &resp.error) {
-        (Status::Error, Some(e)) => e.code.status(),
-        _ => StatusCode::OK,
+    let (status, retry) = match (&resp.status, &resp.error) {
+        (Status::Error, Some(e)) => (e.code.status(), e.retry_after),
+        _ => (StatusCode::OK, None),
     };
-    Ok((status, Json(resp)).into_response())
+    let mut response = (status, Json(resp)).into_response();
+    if let Some(secs) = retry
+        && let Ok(v) = HeaderValue::from_str(&secs.to_string())
+    {
+        response.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    Ok(response)
 }
 
 pub(super) async fn retrieve(

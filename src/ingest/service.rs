@@ -86,6 +86,17 @@ pub fn settings(cfg: &IndexConfig) -> IngestSettings {
     }
 }
 
+fn embedder(cfg: &IndexConfig, assets: &Assets) -> Result<Arc<Embedder>, OpenError> {
+    let mut opts = EmbedOptions {
+        batch_size: cfg.embed_batch,
+        ..EmbedOptions::default()
+    };
+    if let Some(t) = cfg.ort_threads {
+        opts.threads = t;
+    }
+    Ok(Arc::new(Embedder::from_assets(assets, opts)?))
+}
+
 impl DocService {
     /// Opens everything. `index_dir` `None` puts the vector index in a
     /// scratch directory removed on drop (the in-memory mode).
@@ -96,15 +107,6 @@ impl DocService {
         index_dir: Option<&Path>,
         report_dir: PathBuf,
     ) -> Result<Self, OpenError> {
-        let mut opts = EmbedOptions {
-            batch_size: cfg.embed_batch,
-            ..EmbedOptions::default()
-        };
-        if let Some(t) = cfg.ort_threads {
-            opts.threads = t;
-        }
-        let embedder = Arc::new(Embedder::from_assets(assets, opts)?);
-        let counter = Arc::new(TokenCounter::from_assets(assets)?);
         let (dir, scratch) = match index_dir {
             Some(d) => (d.to_path_buf(), None),
             None => {
@@ -118,11 +120,39 @@ impl DocService {
                 (t.path().to_path_buf(), Some(t))
             }
         };
+        let embedder = embedder(cfg, assets)?;
         let model = IndexModel {
             model: embedder.model_id().to_owned(),
             dimension: embedder.dimension(),
         };
         let index: Arc<dyn VectorIndex> = Arc::new(EdgeIndex::open(&dir, model)?);
+        let mut service = Self::assemble(cfg, store, assets, embedder, index, report_dir)?;
+        service._scratch = scratch;
+        Ok(service)
+    }
+
+    /// The service over a vector index opened elsewhere (another backend,
+    /// or a test double).
+    pub fn with_index(
+        cfg: &IndexConfig,
+        store: Arc<dyn GraphStore>,
+        assets: &Assets,
+        index: Arc<dyn VectorIndex>,
+        report_dir: PathBuf,
+    ) -> Result<Self, OpenError> {
+        let embedder = embedder(cfg, assets)?;
+        Self::assemble(cfg, store, assets, embedder, index, report_dir)
+    }
+
+    fn assemble(
+        cfg: &IndexConfig,
+        store: Arc<dyn GraphStore>,
+        assets: &Assets,
+        embedder: Arc<Embedder>,
+        index: Arc<dyn VectorIndex>,
+        report_dir: PathBuf,
+    ) -> Result<Self, OpenError> {
+        let counter = Arc::new(TokenCounter::from_assets(assets)?);
         let ingestor = Ingestor::new(store, index, embedder, counter, settings(cfg));
         let docs_root =
             std::fs::canonicalize(&cfg.docs_root).unwrap_or_else(|_| cfg.docs_root.clone());
@@ -130,7 +160,7 @@ impl DocService {
             ingestor,
             docs_root,
             report_dir,
-            _scratch: scratch,
+            _scratch: None,
         })
     }
 

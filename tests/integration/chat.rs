@@ -445,3 +445,102 @@ async fn the_audit_log_records_ids_never_text() {
         assert!(!log.contains(e["excerpt"].as_str().unwrap()));
     }
 }
+
+/// A vector index whose server is gone.
+struct DownIndex(daemoniq::vector::IndexModel);
+
+fn down<T>() -> daemoniq::vector::VectorResult<T> {
+    Err(daemoniq::vector::VectorError::Unavailable(
+        "connection refused".into(),
+    ))
+}
+
+#[async_trait::async_trait]
+impl daemoniq::vector::VectorIndex for DownIndex {
+    fn backend(&self) -> &'static str {
+        "down"
+    }
+    fn model(&self) -> &daemoniq::vector::IndexModel {
+        &self.0
+    }
+    async fn upsert(
+        &self,
+        _: Vec<daemoniq::vector::ChunkPoint>,
+    ) -> daemoniq::vector::VectorResult<()> {
+        down()
+    }
+    async fn search(
+        &self,
+        _: daemoniq::vector::Search,
+    ) -> daemoniq::vector::VectorResult<Vec<daemoniq::vector::Hit>> {
+        down()
+    }
+    async fn points_of(
+        &self,
+        _: &str,
+        _: bool,
+    ) -> daemoniq::vector::VectorResult<Vec<daemoniq::vector::StoredPoint>> {
+        down()
+    }
+    async fn sources(
+        &self,
+    ) -> daemoniq::vector::VectorResult<
+        std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+    > {
+        down()
+    }
+    async fn delete_points(&self, _: &[uuid::Uuid]) -> daemoniq::vector::VectorResult<()> {
+        down()
+    }
+    async fn delete_source(&self, _: &str) -> daemoniq::vector::VectorResult<usize> {
+        down()
+    }
+    async fn count(&self) -> daemoniq::vector::VectorResult<usize> {
+        down()
+    }
+}
+
+#[tokio::test]
+async fn a_vector_index_that_is_down_answers_503_with_the_envelope() {
+    let state = common::fresh_campus_state(daemoniq::config::HttpConfig::default()).await;
+    let reports = tempfile::tempdir().unwrap();
+    let model = daemoniq::vector::IndexModel {
+        model: "sentence-transformers/all-MiniLM-L6-v2".into(),
+        dimension: 384,
+    };
+    let docs = daemoniq::ingest::DocService::with_index(
+        &daemoniq::config::IndexConfig::default(),
+        Arc::clone(&state.store),
+        &common::assets(),
+        Arc::new(DownIndex(model)),
+        reports.path().to_path_buf(),
+    )
+    .unwrap();
+    state.set_docs(Arc::new(docs));
+    let resp = daemoniq::app(Arc::clone(&state))
+        .oneshot(
+            axum::http::Request::post("/chat")
+                .header("content-type", "application/json")
+                .body(axum::body::Body::from(
+                    json!({"query": "what feeds VAV-1-05"}).to_string(),
+                ))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 503);
+    assert!(resp.headers().contains_key("retry-after"));
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    let v: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(v["status"], "error");
+    assert_eq!(v["error"]["code"], "INDEX_UNAVAILABLE");
+    assert!(v["answer"].is_null() && v["refusal"].is_null());
+    assert!(
+        !v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("connection refused")
+    );
+    let (status, e) = post(state, "/retrieve", json!({"query": "what feeds VAV-1-05"})).await;
+    assert_eq!(status, 503, "{e}");
+}
