@@ -820,13 +820,17 @@ async fn selected_answer(
 /// Answers a question: the `/chat` pipeline. `Err` is a request that fails
 /// validation (HTTP 400); server faults come back as `status: error`.
 pub async fn chat(state: &AppState, req: ChatRequest) -> Result<ChatResponse, ApiError> {
+    use tracing::Instrument;
     let v = validate(req)?;
-    let started = Instant::now();
     let request_id = uuid::Uuid::new_v4().to_string();
-    let cfg = state.answer_config();
+    // Every decision logged while answering carries the request id.
     let span = tracing::info_span!("chat", request_id = %request_id);
-    let _enter = span.enter();
-    drop(_enter);
+    Ok(answer(state, v, request_id).instrument(span).await)
+}
+
+async fn answer(state: &AppState, v: Valid, request_id: String) -> ChatResponse {
+    let started = Instant::now();
+    let cfg = state.answer_config();
     let mut trace = Trace::default();
     let outcome: Result<Outcome, Fault> = match &v.selected {
         Some(sel) => selected_answer(state, &cfg, &v.query, sel, &mut trace).await,
@@ -925,7 +929,7 @@ pub async fn chat(state: &AppState, req: ChatRequest) -> Result<ChatResponse, Ap
             latency_ms: processing_time_ms,
         });
     }
-    Ok(ChatResponse {
+    ChatResponse {
         status,
         answer,
         refusal,
@@ -937,7 +941,7 @@ pub async fn chat(state: &AppState, req: ChatRequest) -> Result<ChatResponse, Ap
             session_id: v.session_id,
         },
         trace,
-    })
+    }
 }
 
 /// Builds the contract and checks it; a failed check abstains.
