@@ -1069,6 +1069,31 @@ impl<'a> GraphContext<'a> {
         Ok(())
     }
 
+    /// Brick classes whose label is two or three consecutive words of the
+    /// question ("hvac zone"), longest first.
+    async fn classes_named_in_question(&mut self) -> StoreResult<Vec<String>> {
+        let ws = words(&self.question);
+        let mut grams: Vec<String> = Vec::new();
+        for n in [3, 2] {
+            for w in ws.windows(n) {
+                grams.push(crate::store::escape_literal(&w.join(" ")));
+            }
+        }
+        if grams.is_empty() {
+            return Ok(Vec::new());
+        }
+        let values: String = grams.iter().map(|g| format!(" \"{g}\"")).collect();
+        let rows = self
+            .run(format!(
+                "{PREFIXES}SELECT DISTINCT ?c WHERE {{ VALUES ?l {{{values} }} \
+                 ?c a owl:Class ; rdfs:label ?label . \
+                 FILTER(STRSTARTS(STR(?c), \"{}\") && LCASE(STR(?label)) = ?l) }}",
+                vocab::BRICK
+            ))
+            .await?;
+        Ok(rows.iter().map(|r| r.string("c")).collect())
+    }
+
     fn definition_text(&self, class: &str) -> Option<String> {
         let card = self.card(class);
         card.first(SKOS_DEFINITION)
@@ -1161,6 +1186,11 @@ impl<'a> GraphContext<'a> {
                     classes.push(iri);
                 }
             }
+        }
+        if classes.is_empty() && subjects.is_empty() {
+            // Classes the grounder leaves out (deprecated ones such as
+            // HVAC_Zone keep their definitions): Brick labels written out.
+            classes = self.classes_named_in_question().await?;
         }
         for s in subjects {
             let types = self.specific_types(s);

@@ -207,6 +207,10 @@ async fn graph_questions_answer_with_the_right_nodes() {
     let v = chat("brick definition of a chilled water pump").await;
     assert_answer(&v, &["Chilled_Water_Pump"], &["Chilled Water Pump"], &[]);
 
+    // A deprecated class the grounder leaves out is still found by its label.
+    let v = chat("what does brick mean by an hvac zone").await;
+    assert_answer(&v, &["HVAC_Zone"], &["HVAC Zone"], &[]);
+
     let v = chat("how many vav boxes does ahu-1 serve").await;
     assert_answer(&v, &["AHU-1", "VAV-1-01", "VAV-1-12"], &["12"], &[]);
 }
