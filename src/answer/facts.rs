@@ -291,24 +291,26 @@ impl<'a> GraphContext<'a> {
 
     /// Containers of a node along `hasPart`, nearest first.
     fn containers(&self, iri: &str) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        let mut queue: VecDeque<String> = VecDeque::from([iri.to_owned()]);
-        while let Some(n) = queue.pop_front() {
-            for c in self.topo.into(&n, Rel::HasPart) {
-                if c != iri && !out.contains(&c) {
-                    out.push(c.clone());
-                    queue.push_back(c);
-                }
-            }
-        }
-        out
+        self.part_closure(iri, true)
     }
 
+    /// Parts of a node along `hasPart`, nearest first.
     fn parts(&self, iri: &str) -> Vec<String> {
+        self.part_closure(iri, false)
+    }
+
+    /// Everything reachable from `iri` along `hasPart`, towards the
+    /// containers (`up`) or the parts, breadth first.
+    fn part_closure(&self, iri: &str, up: bool) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         let mut queue: VecDeque<String> = VecDeque::from([iri.to_owned()]);
         while let Some(n) = queue.pop_front() {
-            for c in self.topo.out_of(&n, Rel::HasPart) {
+            let next = if up {
+                self.topo.into(&n, Rel::HasPart)
+            } else {
+                self.topo.out_of(&n, Rel::HasPart)
+            };
+            for c in next {
                 if c != iri && !out.contains(&c) {
                     out.push(c.clone());
                     queue.push_back(c);
@@ -384,10 +386,7 @@ impl<'a> GraphContext<'a> {
         let mut filters = self.filter_classes(g, &subjects);
         // "the reheat coil on VAV-2-14": in a feeds question, a named class
         // that one of the subject's parts has makes that part the subject.
-        let feeds = reading
-            .intents
-            .iter()
-            .any(|i| matches!(i, Intent::Upstream | Intent::Downstream | Intent::Relation));
+        let feeds = reading.asks_feeds();
         if feeds {
             // A point has no feeds of its own: ask about its equipment.
             for s in subjects.iter_mut() {

@@ -65,6 +65,14 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// Whether the question asks about a feeds relation (up, down or
+    /// either way).
+    pub fn asks_feeds(&self) -> bool {
+        self.intents
+            .iter()
+            .any(|i| matches!(i, Intent::Upstream | Intent::Downstream | Intent::Relation))
+    }
+
     /// Whether the question asks `intent`.
     pub fn has(&self, intent: Intent) -> bool {
         self.intents.contains(&intent)

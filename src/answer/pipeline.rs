@@ -12,6 +12,7 @@ use super::{
 use crate::config::AnswerConfig;
 use crate::error::{ApiError, ErrorCode};
 use crate::ground::{EntityKind, Grounding};
+use crate::ingest::DocService;
 use crate::state::AppState;
 use serde::Serialize;
 use std::time::Instant;
@@ -240,16 +241,11 @@ async fn gather(
         }
         Some(docs) => {
             let t = Instant::now();
-            let embedder = std::sync::Arc::clone(docs.ingestor().embedder());
             let q = v.query.clone();
-            let vector = tokio::task::spawn_blocking(move || embedder.embed_one(&q))
-                .await
-                .map_err(|e| Fault::Embed(e.to_string()))?
-                .map_err(|e| Fault::Embed(e.to_string()))?;
+            let vector = with_embedder(&docs, move |e| e.embed_one(&q)).await?;
             trace.stages_ms.insert("embed".into(), ms(t));
             let t = Instant::now();
             let query_vector = vector.clone();
-            query_vec = Some(vector.clone());
             let r = retrieve::search(
                 docs.ingestor().index().as_ref(),
                 cfg,
@@ -265,20 +261,15 @@ async fn gather(
             hits = r.hits;
             // Documents that speak of the subject of a feeds question are
             // read for statements the graph contradicts.
-            let feeds = reading.intents.iter().any(|i| {
-                matches!(
-                    i,
-                    intent::Intent::Upstream
-                        | intent::Intent::Downstream
-                        | intent::Intent::Relation
-                )
-            });
-            if let (true, Some(subject)) = (feeds, feeds_subject(&state.topology(), &grounding)) {
+            if let (true, Some(subject)) = (
+                reading.asks_feeds(),
+                feeds_subject(&state.topology(), &grounding),
+            ) {
                 let found = docs
                     .ingestor()
                     .index()
                     .search(crate::vector::Search {
-                        vector: query_vector,
+                        vector: query_vector.clone(),
                         limit: v.top_k * cfg.filter_fetch_factor.max(1),
                         filter: Some(crate::vector::MatchAny {
                             graph_ids: vec![subject.clone()],
@@ -294,6 +285,7 @@ async fn gather(
                 ));
                 linked = retrieve::rerank(cfg, &grounding, &graph_ids, found);
             }
+            query_vec = Some(query_vector);
         }
     }
     let selected = hits.len().min(v.top_k).min(cfg.max_context_chunks);
@@ -430,13 +422,7 @@ fn graph_answer(state: &AppState, gd: &Gathered, trace: &mut Trace) -> Outcome {
     )];
     let mut used = Vec::new();
     // Documents that say otherwise about a feeds fact: graph truth wins.
-    let relation = gd.reading.intents.iter().any(|i| {
-        matches!(
-            i,
-            intent::Intent::Upstream | intent::Intent::Downstream | intent::Intent::Relation
-        )
-    });
-    if relation {
+    if gd.reading.asks_feeds() {
         let topo = state.topology();
         let grounder = state.grounder();
         let subjects: Vec<String> = feeds_subject(&topo, &gd.grounding).into_iter().collect();
@@ -552,19 +538,24 @@ async fn passage_similarities(
     gd: &Gathered,
     picked: &[Picked],
 ) -> Result<Vec<f32>, Fault> {
-    let (Some(docs), Some(q)) = (state.docs(), gd.query_vector.clone()) else {
+    let (Some(docs), Some(q)) = (state.docs(), gd.query_vector.as_deref()) else {
         return Ok(Vec::new());
     };
-    let embedder = std::sync::Arc::clone(docs.ingestor().embedder());
     let texts: Vec<String> = picked.iter().map(|p| p.text.clone()).collect();
-    let vectors = tokio::task::spawn_blocking(move || embedder.embed(&texts))
+    let vectors = with_embedder(&docs, move |e| e.embed(&texts)).await?;
+    Ok(vectors.iter().map(|v| crate::embed::cosine(q, v)).collect())
+}
+
+/// Runs the (synchronous) embedding model off the async threads.
+async fn with_embedder<T: Send + 'static>(
+    docs: &DocService,
+    f: impl FnOnce(&crate::embed::Embedder) -> Result<T, crate::embed::EmbedError> + Send + 'static,
+) -> Result<T, Fault> {
+    let embedder = std::sync::Arc::clone(docs.ingestor().embedder());
+    tokio::task::spawn_blocking(move || f(&embedder))
         .await
         .map_err(|e| Fault::Embed(e.to_string()))?
-        .map_err(|e| Fault::Embed(e.to_string()))?;
-    Ok(vectors
-        .iter()
-        .map(|v| crate::embed::cosine(&q, v))
-        .collect())
+        .map_err(|e| Fault::Embed(e.to_string()))
 }
 
 fn document_answer(
@@ -736,12 +727,8 @@ async fn selected_answer(
     // Which file the selection came from: the indexed chunk it matches.
     let mut file: Option<(String, String, String)> = None;
     if let Some(docs) = state.docs() {
-        let embedder = std::sync::Arc::clone(docs.ingestor().embedder());
         let text = selected.to_owned();
-        let vector = tokio::task::spawn_blocking(move || embedder.embed_one(&text))
-            .await
-            .map_err(|e| Fault::Embed(e.to_string()))?
-            .map_err(|e| Fault::Embed(e.to_string()))?;
+        let vector = with_embedder(&docs, move |e| e.embed_one(&text)).await?;
         let hits = docs
             .ingestor()
             .index()
