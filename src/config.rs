@@ -60,6 +60,10 @@ pub struct Cli {
     #[command(flatten)]
     pub answer: AnswerConfig,
 
+    /// Remote backends: a SPARQL 1.1 store and a Qdrant server.
+    #[command(flatten)]
+    pub backends: BackendConfig,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
@@ -138,6 +142,163 @@ impl Default for IndexConfig {
     }
 }
 
+/// Where the graph and the vectors live when one machine is not enough: a
+/// remote SPARQL 1.1 store instead of `<data-dir>/graph`, a Qdrant server
+/// or cluster instead of `<data-dir>/vectors`. Unset: the embedded backends.
+#[derive(Clone, Args)]
+pub struct BackendConfig {
+    /// SPARQL 1.1 query endpoint of a remote graph store (Oxigraph server
+    /// `http://host:7878/query`, Fuseki `http://host:3030/ds/query`, …).
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_SPARQL_QUERY_URL",
+        requires = "sparql_update_url"
+    )]
+    pub sparql_query_url: Option<String>,
+
+    /// SPARQL 1.1 update endpoint of the same store.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_SPARQL_UPDATE_URL",
+        requires = "sparql_query_url"
+    )]
+    pub sparql_update_url: Option<String>,
+
+    /// Basic auth user of the SPARQL endpoints.
+    #[arg(long, global = true, env = "DAEMONIQ_SPARQL_USER")]
+    pub sparql_user: Option<String>,
+
+    /// Basic auth password of the SPARQL endpoints (never logged).
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_SPARQL_PASSWORD",
+        hide_env_values = true
+    )]
+    pub sparql_password: Option<String>,
+
+    /// Time limit of one request to the SPARQL store that carries none of
+    /// its own, in seconds (a ten-megabyte ontology upload needs a while).
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_SPARQL_TIMEOUT",
+        default_value_t = 120
+    )]
+    pub sparql_timeout_secs: u64,
+
+    /// gRPC URL of a Qdrant server or cluster (e.g. `http://qdrant:6334`).
+    #[arg(long, global = true, env = "DAEMONIQ_QDRANT_URL")]
+    pub qdrant_url: Option<String>,
+
+    /// Qdrant API key (never logged).
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_QDRANT_API_KEY",
+        hide_env_values = true
+    )]
+    pub qdrant_api_key: Option<String>,
+
+    /// Qdrant collection holding the chunk vectors.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_QDRANT_COLLECTION",
+        default_value = "daemoniq_chunks"
+    )]
+    pub qdrant_collection: String,
+
+    /// Points per Qdrant upsert request.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_QDRANT_BATCH",
+        default_value_t = 256
+    )]
+    pub qdrant_batch: usize,
+
+    /// Time limit of one Qdrant request, in seconds.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_QDRANT_TIMEOUT",
+        default_value_t = 30
+    )]
+    pub qdrant_timeout_secs: u64,
+
+    /// Retries (with exponential backoff) of a transient failure of either
+    /// remote backend before the request fails with 503.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_BACKEND_RETRIES",
+        default_value_t = 4
+    )]
+    pub backend_retries: usize,
+}
+
+impl std::fmt::Debug for BackendConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BackendConfig")
+            .field("sparql", &self.sparql())
+            .field("qdrant", &self.qdrant())
+            .finish()
+    }
+}
+
+impl Default for BackendConfig {
+    /// The embedded backends, with the flags' default settings.
+    fn default() -> Self {
+        Self {
+            sparql_query_url: None,
+            sparql_update_url: None,
+            sparql_user: None,
+            sparql_password: None,
+            sparql_timeout_secs: 120,
+            qdrant_url: None,
+            qdrant_api_key: None,
+            qdrant_collection: "daemoniq_chunks".into(),
+            qdrant_batch: 256,
+            qdrant_timeout_secs: 30,
+            backend_retries: 4,
+        }
+    }
+}
+
+impl BackendConfig {
+    /// The remote SPARQL store, when its URLs are set.
+    pub fn sparql(&self) -> Option<crate::store::RemoteSettings> {
+        Some(crate::store::RemoteSettings {
+            query_url: self.sparql_query_url.clone()?,
+            update_url: self.sparql_update_url.clone()?,
+            user: self.sparql_user.clone(),
+            password: self.sparql_password.clone(),
+            timeout: std::time::Duration::from_secs(self.sparql_timeout_secs),
+            retries: self.backend_retries,
+        })
+    }
+
+    /// The Qdrant server at `url` with these settings.
+    pub fn qdrant_at(&self, url: &str) -> crate::vector::QdrantSettings {
+        crate::vector::QdrantSettings {
+            url: url.to_owned(),
+            api_key: self.qdrant_api_key.clone(),
+            collection: self.qdrant_collection.clone(),
+            batch: self.qdrant_batch,
+            retries: self.backend_retries,
+            timeout: std::time::Duration::from_secs(self.qdrant_timeout_secs),
+        }
+    }
+
+    /// The Qdrant server, when its URL is set.
+    pub fn qdrant(&self) -> Option<crate::vector::QdrantSettings> {
+        self.qdrant_url.as_deref().map(|url| self.qdrant_at(url))
+    }
+}
+
 /// Log output format.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum LogFormat {
@@ -168,6 +329,22 @@ pub enum Command {
     Documents(DocumentsArgs),
     /// Run the golden questions through the `/chat` pipeline and check the CI gates.
     Eval(EvalArgs),
+    /// Copy the embedded vector index (`<data-dir>/vectors`) to a Qdrant
+    /// server collection, vectors and payloads as they are (no re-embedding).
+    Migrate(MigrateArgs),
+}
+
+/// `migrate` options.
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// gRPC URL of the Qdrant server to copy to (the collection is
+    /// `--qdrant-collection`, the key `--qdrant-api-key`).
+    #[arg(long, value_name = "URL")]
+    pub to_qdrant: String,
+
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `ingest` options.

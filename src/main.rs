@@ -4,14 +4,16 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use daemoniq::config::{
     AskArgs, Cli, Command, DeleteArgs, DocumentsArgs, EvalArgs, ImportArgs, IngestArgs, LogFormat,
-    SparqlArgs, ValidateArgs,
+    MigrateArgs, SparqlArgs, ValidateArgs,
 };
 use daemoniq::eval;
 use daemoniq::ground::Grounder;
 use daemoniq::import::{self, ImportOutcome, SourceFile};
 use daemoniq::ingest::{DocOptions, DocService, DocStatus, document};
 use daemoniq::results::{self, ResultFormat};
-use daemoniq::store::{EmbeddedStore, GraphKind, GraphStore, SparqlQuery};
+use daemoniq::store::{EmbeddedStore, GraphKind, GraphStore, RemoteStore, SparqlQuery};
+use daemoniq::vector::migrate::copy_index;
+use daemoniq::vector::{EdgeIndex, QdrantIndex};
 use daemoniq::{AppState, Sources, assets::Assets, ontology::Ontology, validate};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{Read, Write};
@@ -32,7 +34,16 @@ fn init_tracing(cli: &Cli) {
     }
 }
 
-fn open_store(cli: &Cli) -> Result<Arc<dyn GraphStore>> {
+/// The graph store: a remote SPARQL store when its URLs are set, else
+/// Oxigraph in the process (on disk, or in memory with `--memory`).
+async fn open_store(cli: &Cli) -> Result<Arc<dyn GraphStore>> {
+    if let Some(remote) = cli.backends.sparql() {
+        return Ok(Arc::new(
+            RemoteStore::connect(remote)
+                .await
+                .context("cannot use the remote SPARQL store")?,
+        ));
+    }
     Ok(if cli.memory {
         Arc::new(EmbeddedStore::in_memory()?)
     } else {
@@ -51,8 +62,9 @@ fn assets(cli: &Cli) -> Assets {
     )
 }
 
-/// Opens the embedding model and vector index (`<data-dir>/vectors`, or a
-/// scratch directory with `--memory`) and removes leftovers of a crash.
+/// Opens the embedding model and vector index (a Qdrant server when
+/// `--qdrant-url` is set, else `<data-dir>/vectors`, or a scratch directory
+/// with `--memory`) and removes leftovers of a crash.
 async fn open_docs(cli: &Cli, store: Arc<dyn GraphStore>) -> Result<DocService> {
     let index_dir = (!cli.memory).then(|| cli.data_dir.join("vectors"));
     let report_dir = cli
@@ -60,14 +72,21 @@ async fn open_docs(cli: &Cli, store: Arc<dyn GraphStore>) -> Result<DocService> 
         .report_dir
         .clone()
         .unwrap_or_else(|| cli.data_dir.clone());
-    let docs = DocService::open(
-        &cli.index,
-        store,
-        &assets(cli),
-        index_dir.as_deref(),
-        report_dir,
-    )
-    .await?;
+    let docs = match cli.backends.qdrant() {
+        Some(qdrant) => {
+            DocService::open_qdrant(&cli.index, store, &assets(cli), qdrant, report_dir).await?
+        }
+        None => {
+            DocService::open(
+                &cli.index,
+                store,
+                &assets(cli),
+                index_dir.as_deref(),
+                report_dir,
+            )
+            .await?
+        }
+    };
     let reconciled = docs.ingestor().reconcile().await?;
     if reconciled.points_removed > 0 {
         tracing::warn!(
@@ -118,7 +137,7 @@ async fn load(cli: &Cli, store: &dyn GraphStore) -> Result<Ontology> {
 async fn run(cli: Cli) -> Result<ExitCode> {
     match &cli.command {
         Command::Serve(args) => {
-            let store = open_store(&cli)?;
+            let store = open_store(&cli).await?;
             let ontology = load(&cli, store.as_ref()).await?;
             let docs = open_docs(&cli, Arc::clone(&store)).await?;
             let state = AppState::new(store, ontology, args.http.clone()).await?;
@@ -146,11 +165,12 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Ask(args) => ask_cmd(&cli, args).await,
         Command::Documents(args) => documents_cmd(&cli, args).await,
         Command::Eval(args) => eval_cmd(&cli, args).await,
+        Command::Migrate(args) => migrate_cmd(&cli, args).await,
     }
 }
 
 async fn ingest_cmd(cli: &Cli, args: &IngestArgs) -> Result<ExitCode> {
-    let store = open_store(cli)?;
+    let store = open_store(cli).await?;
     let ontology = load(cli, store.as_ref()).await?;
     let grounder = Grounder::load(store.as_ref(), &ontology).await?;
     let docs = open_docs(cli, Arc::clone(&store)).await?;
@@ -228,7 +248,7 @@ async fn ingest_cmd(cli: &Cli, args: &IngestArgs) -> Result<ExitCode> {
 }
 
 async fn ask_cmd(cli: &Cli, args: &AskArgs) -> Result<ExitCode> {
-    let store = open_store(cli)?;
+    let store = open_store(cli).await?;
     let ontology = load(cli, store.as_ref()).await?;
     let docs = open_docs(cli, Arc::clone(&store)).await?;
     let state = AppState::new(store, ontology, Default::default()).await?;
@@ -292,7 +312,7 @@ async fn ask_cmd(cli: &Cli, args: &AskArgs) -> Result<ExitCode> {
 }
 
 async fn delete_cmd(cli: &Cli, args: &DeleteArgs) -> Result<ExitCode> {
-    let store = open_store(cli)?;
+    let store = open_store(cli).await?;
     load(cli, store.as_ref()).await?;
     let docs = open_docs(cli, Arc::clone(&store)).await?;
     let mut missing = 0;
@@ -318,7 +338,7 @@ async fn delete_cmd(cli: &Cli, args: &DeleteArgs) -> Result<ExitCode> {
 }
 
 async fn documents_cmd(cli: &Cli, args: &DocumentsArgs) -> Result<ExitCode> {
-    let store = open_store(cli)?;
+    let store = open_store(cli).await?;
     load(cli, store.as_ref()).await?;
     let docs = open_docs(cli, Arc::clone(&store)).await?;
     let list = docs.ingestor().documents().await?;
@@ -377,7 +397,7 @@ async fn eval_cmd(cli: &Cli, args: &EvalArgs) -> Result<ExitCode> {
             sources.root = plan.root.clone();
             let pb = bar(docs.len());
             let (state, ingest) =
-                eval::target::in_process(&sources, &cli.index, &docs, &pb).await?;
+                eval::target::in_process(&sources, &cli.index, &cli.backends, &docs, &pb).await?;
             pb.finish_and_clear();
             state
                 .set_answer_config(cli.answer.clone())
@@ -408,8 +428,41 @@ async fn eval_cmd(cli: &Cli, args: &EvalArgs) -> Result<ExitCode> {
     })
 }
 
+async fn migrate_cmd(cli: &Cli, args: &MigrateArgs) -> Result<ExitCode> {
+    let dir = cli.data_dir.join("vectors");
+    let Some(model) = EdgeIndex::recorded_model(&dir)? else {
+        bail!(
+            "there is no embedded vector index in {}; ingest documents first",
+            dir.display()
+        );
+    };
+    let from = EdgeIndex::open(&dir, model.clone())
+        .context("is a daemoniq server using this --data-dir?")?;
+    let to = QdrantIndex::open(cli.backends.qdrant_at(&args.to_qdrant), model).await?;
+    let pb = ProgressBar::new_spinner();
+    let report = copy_index(&from, &to, &|source, n| {
+        pb.set_message(format!("{source}: {n} points"));
+        pb.tick();
+    })
+    .await?;
+    pb.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "copied {} points of {} documents from {} to {}; the collection now holds {} points",
+            report.points,
+            report.sources,
+            dir.display(),
+            to.location(),
+            report.target_points
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 async fn import_cmd(cli: &Cli, args: &ImportArgs) -> Result<ExitCode> {
-    let store = open_store(cli)?;
+    let store = open_store(cli).await?;
     let ontology = load(cli, store.as_ref()).await?;
     let root = match &args.root {
         Some(r) => r.clone(),
@@ -462,7 +515,7 @@ async fn sparql_cmd(cli: &Cli, args: &SparqlArgs) -> Result<ExitCode> {
             args.format
         );
     };
-    let store = open_store(cli)?;
+    let store = open_store(cli).await?;
     load(cli, store.as_ref()).await?;
     let output = store
         .query(SparqlQuery {
@@ -477,7 +530,7 @@ async fn sparql_cmd(cli: &Cli, args: &SparqlArgs) -> Result<ExitCode> {
 
 async fn validate_cmd(cli: &Cli, args: &ValidateArgs) -> Result<ExitCode> {
     let (store, ontology): (Arc<dyn GraphStore>, Ontology) = if args.files.is_empty() {
-        let store = open_store(cli)?;
+        let store = open_store(cli).await?;
         let ontology = load(cli, store.as_ref()).await?;
         (store, ontology)
     } else {

@@ -8,11 +8,11 @@ use super::score::{Known, Response, is_plain_iri};
 use super::{EvalError, EvalResult};
 use crate::AppState;
 use crate::answer::ChatRequest;
-use crate::config::{HttpConfig, IndexConfig};
+use crate::config::{BackendConfig, HttpConfig, IndexConfig};
 use crate::ingest::report::{Counts, IndexError};
 use crate::ingest::{DocOptions, DocService, Input};
 use crate::state::Sources;
-use crate::store::{EmbeddedStore, GraphStore, QueryOutput, SparqlQuery};
+use crate::store::{EmbeddedStore, GraphStore, QueryOutput, RemoteStore, SparqlQuery};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -111,16 +111,26 @@ pub fn documents(
     Ok(out)
 }
 
-/// Builds the in-process state: a fresh in-memory store with Brick, the
-/// ontology and the building models of `sources`, a document service over
-/// a scratch vector index, and `docs` ingested with the given `source_ref`s.
+/// Builds the in-process state: a store with Brick, the ontology and the
+/// building models of `sources`, a document service, and `docs` ingested
+/// with the given `source_ref`s.
+///
+/// With the embedded backends (the default) the store is a fresh in-memory
+/// one and the vector index a scratch directory. `backends` can put the
+/// graph in a remote SPARQL store and the vectors in a Qdrant collection
+/// instead: sources and documents are synced into them (same sha → nothing
+/// to do), so they should hold nothing but this evaluation's data.
 pub async fn in_process(
     sources: &Sources,
     index: &IndexConfig,
+    backends: &BackendConfig,
     docs: &[(PathBuf, String)],
     progress: &indicatif::ProgressBar,
 ) -> EvalResult<(Arc<AppState>, IngestSummary)> {
-    let store: Arc<dyn GraphStore> = Arc::new(EmbeddedStore::in_memory()?);
+    let store: Arc<dyn GraphStore> = match backends.sparql() {
+        Some(remote) => Arc::new(RemoteStore::connect(remote).await?),
+        None => Arc::new(EmbeddedStore::in_memory()?),
+    };
     let (_, ontology) = sources.sync(store.as_ref()).await?;
     let state = AppState::new(Arc::clone(&store), ontology, HttpConfig::default()).await?;
     let scratch = tempfile::tempdir().map_err(|source| EvalError::Io {
@@ -131,14 +141,28 @@ pub async fn in_process(
         docs_root: sources.root.clone(),
         ..index.clone()
     };
-    let service = DocService::open(
-        &cfg,
-        Arc::clone(&store),
-        &sources.assets,
-        None,
-        scratch.path().to_path_buf(),
-    )
-    .await?;
+    let service = match backends.qdrant() {
+        Some(qdrant) => {
+            DocService::open_qdrant(
+                &cfg,
+                Arc::clone(&store),
+                &sources.assets,
+                qdrant,
+                scratch.path().to_path_buf(),
+            )
+            .await?
+        }
+        None => {
+            DocService::open(
+                &cfg,
+                Arc::clone(&store),
+                &sources.assets,
+                None,
+                scratch.path().to_path_buf(),
+            )
+            .await?
+        }
+    };
     let max_bytes = service.ingestor().settings().max_bytes;
     let inputs: Vec<Input> = docs
         .iter()

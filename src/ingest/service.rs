@@ -131,6 +131,26 @@ impl DocService {
         Ok(service)
     }
 
+    /// Opens everything with the vector index in a Qdrant server
+    /// collection (created on first use, refused when it holds another
+    /// model's vectors).
+    pub async fn open_qdrant(
+        cfg: &IndexConfig,
+        store: Arc<dyn GraphStore>,
+        assets: &Assets,
+        qdrant: crate::vector::QdrantSettings,
+        report_dir: PathBuf,
+    ) -> Result<Self, OpenError> {
+        let embedder = embedder(cfg, assets)?;
+        let model = IndexModel {
+            model: embedder.model_id().to_owned(),
+            dimension: embedder.dimension(),
+        };
+        let index: Arc<dyn VectorIndex> =
+            Arc::new(crate::vector::QdrantIndex::open(qdrant, model).await?);
+        Self::assemble(cfg, store, assets, embedder, index, report_dir)
+    }
+
     /// The service over a vector index opened elsewhere (another backend,
     /// or a test double).
     pub fn with_index(

@@ -10,7 +10,6 @@ use super::{
 };
 use crate::vocab::{self, META_GRAPH};
 use async_trait::async_trait;
-use chrono::{DateTime, Utc};
 use oxigraph::model::{
     BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, QuadRef, Term as OxTerm,
 };
@@ -145,7 +144,7 @@ pub(crate) fn from_ox_term(term: OxTerm) -> Term {
     }
 }
 
-fn from_ox_subject(s: NamedOrBlankNode) -> Term {
+pub(crate) fn from_ox_subject(s: NamedOrBlankNode) -> Term {
     match s {
         NamedOrBlankNode::NamedNode(n) => Term::Iri(n.into_string()),
         NamedOrBlankNode::BlankNode(b) => Term::Blank(b.into_string()),
@@ -164,43 +163,6 @@ fn to_quads(triples: &[Triple], graph: &NamedNode) -> StoreResult<Vec<Quad>> {
             ))
         })
         .collect()
-}
-
-fn meta_triples(record: &SourceRecord) -> Vec<Triple> {
-    let g = Term::iri(&record.graph);
-    vec![
-        Triple::new(g.clone(), vocab::RDF_TYPE, Term::iri(vocab::dq("Source"))),
-        Triple::new(
-            g.clone(),
-            vocab::dq("sourcePath"),
-            Term::string(&record.path),
-        ),
-        Triple::new(
-            g.clone(),
-            vocab::dq("sourceSha"),
-            Term::string(&record.sha256),
-        ),
-        Triple::new(
-            g.clone(),
-            vocab::dq("updatedAt"),
-            Term::date_time(record.updated_at),
-        ),
-        Triple::new(
-            g.clone(),
-            vocab::dq("loadedAt"),
-            Term::date_time(record.loaded_at),
-        ),
-        Triple::new(
-            g.clone(),
-            vocab::dq("graphKind"),
-            Term::string(record.kind.as_str()),
-        ),
-        Triple::new(
-            g,
-            vocab::dq("tripleCount"),
-            Term::typed(record.triples.to_string(), vocab::XSD_INTEGER),
-        ),
-    ]
 }
 
 fn run_query(store: &Store, q: &SparqlQuery, token: CancellationToken) -> StoreResult<QueryOutput> {
@@ -292,29 +254,6 @@ fn run_query(store: &Store, q: &SparqlQuery, token: CancellationToken) -> StoreR
     })
 }
 
-fn parse_record(graph: String, rows: &[Solution]) -> Option<SourceRecord> {
-    let get = |p: &str| {
-        rows.iter()
-            .find(|r| r.get("p").and_then(Term::as_iri) == Some(&vocab::dq(p)))
-            .and_then(|r| r.get("o"))
-            .map(|t| t.value().to_owned())
-    };
-    let time = |p: &str| {
-        get(p)
-            .and_then(|v| DateTime::parse_from_rfc3339(&v).ok())
-            .map(|d| d.with_timezone(&Utc))
-    };
-    Some(SourceRecord {
-        graph,
-        path: get("sourcePath")?,
-        sha256: get("sourceSha")?,
-        updated_at: time("updatedAt")?,
-        loaded_at: time("loadedAt")?,
-        kind: GraphKind::parse(&get("graphKind")?)?,
-        triples: get("tripleCount")?.parse().ok()?,
-    })
-}
-
 #[async_trait]
 impl GraphStore for EmbeddedStore {
     async fn query(&self, query: SparqlQuery) -> StoreResult<QueryOutput> {
@@ -340,7 +279,7 @@ impl GraphStore for EmbeddedStore {
             let graph = named_node(&record.graph)?;
             let meta = named_node(META_GRAPH)?;
             let quads = to_quads(&triples, &graph)?;
-            let meta_quads = to_quads(&meta_triples(&record), &meta)?;
+            let meta_quads = to_quads(&super::meta_triples(&record), &meta)?;
             let mut tx = store.start_transaction().map_err(storage)?;
             let old: Vec<Quad> = tx
                 .quads_for_pattern(
@@ -391,25 +330,7 @@ impl GraphStore for EmbeddedStore {
     }
 
     async fn sources(&self) -> StoreResult<Vec<SourceRecord>> {
-        let rows = self
-            .query(SparqlQuery::new(format!(
-                "SELECT ?g ?p ?o WHERE {{ GRAPH <{META_GRAPH}> {{ ?g a <{}> ; ?p ?o }} }} ORDER BY ?g",
-                vocab::dq("Source")
-            )))
-            .await?
-            .into_rows();
-        let mut by_graph: std::collections::BTreeMap<String, Vec<Solution>> = Default::default();
-        for row in rows {
-            let g = row
-                .get("g")
-                .map(|t| t.value().to_owned())
-                .unwrap_or_default();
-            by_graph.entry(g).or_default().push(row);
-        }
-        Ok(by_graph
-            .into_iter()
-            .filter_map(|(g, rows)| parse_record(g, &rows))
-            .collect())
+        super::read_sources(self).await
     }
 
     async fn len(&self) -> StoreResult<usize> {
@@ -428,6 +349,7 @@ impl GraphStore for EmbeddedStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use chrono::Utc;
 
     fn record(graph: &str, sha: &str) -> SourceRecord {
         SourceRecord {
@@ -483,6 +405,15 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(err, StoreError::Syntax(_)), "{err}");
+    }
+
+    #[tokio::test]
+    async fn honours_the_store_contract() {
+        let store = EmbeddedStore::in_memory().unwrap();
+        if let Err(failures) = crate::store::contract::run(&store).await {
+            panic!("the embedded store breaks the contract:\n{failures}");
+        }
+        assert_eq!(store.len().await.unwrap(), 0, "the suite cleans up");
     }
 
     #[tokio::test]

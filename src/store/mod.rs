@@ -4,8 +4,11 @@
 //! SPARQL 1.1 endpoint can implement the same trait. No Oxigraph type crosses
 //! the trait: queries and results use DaemonIQ's own [`Term`] and [`Triple`].
 
+pub mod contract;
 pub mod embedded;
+pub mod remote;
 
+use crate::vocab;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
@@ -13,6 +16,7 @@ use std::fmt;
 use std::time::Duration;
 
 pub use embedded::EmbeddedStore;
+pub use remote::{RemoteSettings, RemoteStore};
 
 /// Result of a store operation.
 pub type StoreResult<T> = Result<T, StoreError>;
@@ -349,6 +353,91 @@ pub fn is_safe_iri(iri: &str) -> bool {
         && !iri.chars().any(|c| {
             c.is_whitespace() || matches!(c, '<' | '>' | '"' | '{' | '}' | '|' | '^' | '`' | '\\')
         })
+}
+
+/// The triples that record `record` in the meta graph.
+pub(crate) fn meta_triples(record: &SourceRecord) -> Vec<Triple> {
+    let g = Term::iri(&record.graph);
+    vec![
+        Triple::new(g.clone(), vocab::RDF_TYPE, Term::iri(vocab::dq("Source"))),
+        Triple::new(
+            g.clone(),
+            vocab::dq("sourcePath"),
+            Term::string(&record.path),
+        ),
+        Triple::new(
+            g.clone(),
+            vocab::dq("sourceSha"),
+            Term::string(&record.sha256),
+        ),
+        Triple::new(
+            g.clone(),
+            vocab::dq("updatedAt"),
+            Term::date_time(record.updated_at),
+        ),
+        Triple::new(
+            g.clone(),
+            vocab::dq("loadedAt"),
+            Term::date_time(record.loaded_at),
+        ),
+        Triple::new(
+            g.clone(),
+            vocab::dq("graphKind"),
+            Term::string(record.kind.as_str()),
+        ),
+        Triple::new(
+            g,
+            vocab::dq("tripleCount"),
+            Term::typed(record.triples.to_string(), vocab::XSD_INTEGER),
+        ),
+    ]
+}
+
+/// Reads every source recorded in the meta graph (shared by the backends).
+pub(crate) async fn read_sources(store: &dyn GraphStore) -> StoreResult<Vec<SourceRecord>> {
+    let rows = store
+        .query(SparqlQuery::new(format!(
+            "SELECT ?g ?p ?o WHERE {{ GRAPH <{}> {{ ?g a <{}> ; ?p ?o }} }} ORDER BY ?g",
+            vocab::META_GRAPH,
+            vocab::dq("Source")
+        )))
+        .await?
+        .into_rows();
+    let mut by_graph: std::collections::BTreeMap<String, Vec<Solution>> = Default::default();
+    for row in rows {
+        let g = row
+            .get("g")
+            .map(|t| t.value().to_owned())
+            .unwrap_or_default();
+        by_graph.entry(g).or_default().push(row);
+    }
+    Ok(by_graph
+        .into_iter()
+        .filter_map(|(g, rows)| parse_record(g, &rows))
+        .collect())
+}
+
+fn parse_record(graph: String, rows: &[Solution]) -> Option<SourceRecord> {
+    let get = |p: &str| {
+        rows.iter()
+            .find(|r| r.get("p").and_then(Term::as_iri) == Some(&vocab::dq(p)))
+            .and_then(|r| r.get("o"))
+            .map(|t| t.value().to_owned())
+    };
+    let time = |p: &str| {
+        get(p)
+            .and_then(|v| DateTime::parse_from_rfc3339(&v).ok())
+            .map(|d| d.with_timezone(&Utc))
+    };
+    Some(SourceRecord {
+        graph,
+        path: get("sourcePath")?,
+        sha256: get("sourceSha")?,
+        updated_at: time("updatedAt")?,
+        loaded_at: time("loadedAt")?,
+        kind: GraphKind::parse(&get("graphKind")?)?,
+        triples: get("tripleCount")?.parse().ok()?,
+    })
 }
 
 #[cfg(test)]

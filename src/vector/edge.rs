@@ -151,6 +151,12 @@ impl EdgeIndex {
         })
     }
 
+    /// The model an index directory was built with, or `None` when no
+    /// index was ever created there (read without opening the index).
+    pub fn recorded_model(dir: &Path) -> VectorResult<Option<IndexModel>> {
+        read_model(&dir.join(MODEL_FILE))
+    }
+
     /// The index directory.
     pub fn location(&self) -> &Path {
         &self.location

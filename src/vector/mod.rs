@@ -12,8 +12,11 @@
 
 pub mod contract;
 pub mod edge;
+pub mod migrate;
+pub mod server;
 
 pub use edge::EdgeIndex;
+pub use server::{QdrantIndex, QdrantSettings};
 
 use std::collections::{BTreeMap, BTreeSet};
 

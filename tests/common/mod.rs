@@ -178,3 +178,25 @@ pub async fn get_json(uri: &str) -> (axum::http::StatusCode, serde_json::Value) 
     let bytes = resp.into_body().collect().await.unwrap().to_bytes();
     (status, serde_json::from_slice(&bytes).unwrap())
 }
+
+/// The remote SPARQL store named by `DAEMONIQ_TEST_SPARQL_URL` (a server
+/// base URL with `/query` and `/update` under it, as Oxigraph server and
+/// Fuseki datasets have), or why there is none.
+pub fn remote_sparql() -> Result<daemoniq::store::RemoteSettings, String> {
+    let base = std::env::var("DAEMONIQ_TEST_SPARQL_URL")
+        .map_err(|_| "DAEMONIQ_TEST_SPARQL_URL is not set".to_owned())?;
+    let base = base.trim_end_matches('/');
+    Ok(daemoniq::store::RemoteSettings {
+        query_url: format!("{base}/query"),
+        update_url: format!("{base}/update"),
+        user: std::env::var("DAEMONIQ_TEST_SPARQL_USER").ok(),
+        password: std::env::var("DAEMONIQ_TEST_SPARQL_PASSWORD").ok(),
+        timeout: std::time::Duration::from_secs(60),
+        retries: 3,
+    })
+}
+
+/// Says on stderr that a test against an external server was skipped, and why.
+pub fn skip_remote(test: &str, why: &str) {
+    eprintln!("SKIPPED {test}: {why}; it needs an external server and did not run");
+}

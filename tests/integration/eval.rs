@@ -39,10 +39,15 @@ async fn run() -> Arc<Run> {
             ..IndexConfig::default()
         };
         let sources = common::sources(vec![common::root().join("graph")]);
-        let (state, ingest) =
-            eval::target::in_process(&sources, &cfg, &docs, &ProgressBar::hidden())
-                .await
-                .unwrap();
+        let (state, ingest) = eval::target::in_process(
+            &sources,
+            &cfg,
+            &Default::default(),
+            &docs,
+            &ProgressBar::hidden(),
+        )
+        .await
+        .unwrap();
         assert_eq!(ingest.counts.documents, docs.len());
         assert_eq!(ingest.counts.failed, 0, "{:?}", ingest.errors);
         let target = Target::InProcess(state);

@@ -11,6 +11,8 @@ mod eval;
 mod ground;
 mod import;
 mod ingest;
+mod remote_store;
+mod remote_vectors;
 mod schema_api;
 mod schemas;
 mod sparql;
