@@ -5,13 +5,17 @@
 //!
 //! Run with `cargo bench --bench chat` (after `bash scripts/setup.sh`).
 //! `DAEMONIQ_BENCH_REQUESTS` sets the requests per run (default 400).
+//! `DAEMONIQ_BENCH_SPARQL_URL` (a server base URL with `/query` and
+//! `/update`) puts the graph in a remote SPARQL store, and
+//! `DAEMONIQ_BENCH_QDRANT_URL` (gRPC) the vectors in a fresh Qdrant
+//! collection, to measure the same requests over the scale-out backends.
 //! The questions are a fixed mix of graph, document, selected-text and
 //! out-of-scope questions written for this bench.
 
-use daemoniq::config::{HttpConfig, IndexConfig};
+use daemoniq::config::{BackendConfig, HttpConfig, IndexConfig};
 use daemoniq::ground::Grounder;
 use daemoniq::ingest::{DocOptions, DocService};
-use daemoniq::store::{EmbeddedStore, GraphStore};
+use daemoniq::store::{EmbeddedStore, GraphStore, RemoteStore};
 use daemoniq::{AppState, Sources, assets::Assets};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -44,7 +48,30 @@ async fn state() -> (Arc<AppState>, tempfile::TempDir) {
             .map(PathBuf::from)
             .unwrap_or_else(daemoniq::config::default_assets_dir),
     );
-    let store: Arc<dyn GraphStore> = Arc::new(EmbeddedStore::in_memory().unwrap());
+    let backends = BackendConfig {
+        sparql_query_url: std::env::var("DAEMONIQ_BENCH_SPARQL_URL")
+            .ok()
+            .map(|u| format!("{u}/query")),
+        sparql_update_url: std::env::var("DAEMONIQ_BENCH_SPARQL_URL")
+            .ok()
+            .map(|u| format!("{u}/update")),
+        qdrant_url: std::env::var("DAEMONIQ_BENCH_QDRANT_URL").ok(),
+        qdrant_collection: format!("bench_{}", std::process::id()),
+        ..BackendConfig::default()
+    };
+    let store: Arc<dyn GraphStore> = match backends.sparql() {
+        Some(remote) => Arc::new(RemoteStore::connect(remote).await.unwrap()),
+        None => Arc::new(EmbeddedStore::in_memory().unwrap()),
+    };
+    eprintln!(
+        "backends: graph {}, vectors {}",
+        store.backend(),
+        if backends.qdrant().is_some() {
+            "qdrant"
+        } else {
+            "qdrant-edge"
+        }
+    );
     let sources = Sources {
         assets: assets.clone(),
         ontology_dir: root().join("ontology"),
@@ -60,9 +87,14 @@ async fn state() -> (Arc<AppState>, tempfile::TempDir) {
         docs_root: root(),
         ..IndexConfig::default()
     };
-    let docs = DocService::open(&cfg, store, &assets, None, reports.path().to_path_buf())
-        .await
-        .unwrap();
+    let docs = match backends.qdrant() {
+        Some(q) => DocService::open_qdrant(&cfg, store, &assets, q, reports.path().to_path_buf())
+            .await
+            .unwrap(),
+        None => DocService::open(&cfg, store, &assets, None, reports.path().to_path_buf())
+            .await
+            .unwrap(),
+    };
     let dir = root().join("golden/corpus");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()

@@ -133,3 +133,174 @@ async fn an_unreachable_endpoint_is_a_storage_error() {
         Err(StoreError::Storage(_))
     ));
 }
+
+/// A stand-in SPARQL endpoint that records requests and answers from a
+/// script, to check what goes over the wire and how failures are handled.
+mod fake {
+    use axum::extract::State;
+    use axum::http::{HeaderMap, StatusCode};
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Default)]
+    pub struct Seen {
+        pub requests: Vec<(String, HeaderMap, String)>,
+        /// Statuses to answer with, in order; 200 with an ASK-true body after.
+        pub script: Vec<u16>,
+    }
+
+    pub type Shared = Arc<Mutex<Seen>>;
+
+    async fn answer(
+        State(seen): State<Shared>,
+        uri: axum::http::Uri,
+        headers: HeaderMap,
+        body: String,
+    ) -> (StatusCode, String) {
+        let mut seen = seen.lock().unwrap();
+        seen.requests.push((uri.path().to_owned(), headers, body));
+        let status = if seen.script.is_empty() {
+            200
+        } else {
+            seen.script.remove(0)
+        };
+        let status = StatusCode::from_u16(status).unwrap();
+        if status.is_success() {
+            (status, r#"{"head":{},"boolean":true}"#.to_owned())
+        } else {
+            (status, "scripted failure".to_owned())
+        }
+    }
+
+    pub async fn start(script: Vec<u16>) -> (String, Shared) {
+        let seen: Shared = Arc::new(Mutex::new(Seen {
+            script,
+            ..Seen::default()
+        }));
+        let app = axum::Router::new()
+            .fallback(answer)
+            .with_state(Arc::clone(&seen));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        (format!("http://{addr}"), seen)
+    }
+}
+
+fn fake_settings(base: &str) -> RemoteSettings {
+    RemoteSettings {
+        query_url: format!("{base}/query"),
+        update_url: format!("{base}/update"),
+        user: Some("ops".into()),
+        password: Some("pw".into()),
+        timeout: Duration::from_secs(5),
+        retries: 2,
+    }
+}
+
+#[tokio::test]
+async fn speaks_the_sparql_protocol_and_retries_transient_failures() {
+    // The first two attempts fail with 503, the third succeeds.
+    let (base, seen) = fake::start(vec![503, 503]).await;
+    let store = RemoteStore::connect(fake_settings(&base)).await.unwrap();
+    {
+        let seen = seen.lock().unwrap();
+        // The graph list (the union dataset) is read first: it failed
+        // twice and was retried, then the ASK went out.
+        assert_eq!(seen.requests.len(), 4, "two retries, then success");
+        assert!(seen.requests[..3].iter().all(|r| r.2 == seen.requests[0].2));
+        let (path, headers, body) = &seen.requests[3];
+        assert_eq!(path, "/query");
+        assert_eq!(headers["content-type"], "application/x-www-form-urlencoded");
+        assert_eq!(headers["accept"], "application/sparql-results+json");
+        assert!(
+            headers["authorization"]
+                .to_str()
+                .unwrap()
+                .starts_with("Basic ")
+        );
+        // No FROM and no protocol graphs: the union is spelt out, and the
+        // meta graph is part of it.
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(body.as_bytes())
+            .into_owned()
+            .collect();
+        assert!(pairs.contains(&("query".into(), "ASK {}".into())));
+        assert!(pairs.contains(&(
+            "default-graph-uri".into(),
+            daemoniq::vocab::META_GRAPH.into()
+        )));
+        assert!(pairs.contains(&("named-graph-uri".into(), daemoniq::vocab::META_GRAPH.into())));
+    }
+
+    // An update is a sparql-update body to the update URL.
+    seen.lock().unwrap().requests.clear();
+    store
+        .remove_graph("urn:daemoniq:source:x.ttl")
+        .await
+        .unwrap();
+    {
+        let seen = seen.lock().unwrap();
+        let (path, headers, body) = &seen.requests[0];
+        assert_eq!(path, "/update");
+        assert_eq!(headers["content-type"], "application/sparql-update");
+        assert!(
+            body.starts_with("DROP SILENT GRAPH <urn:daemoniq:source:x.ttl>"),
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_store_that_stays_down_is_a_storage_error_and_a_bad_request_is_not_retried() {
+    let (base, seen) = fake::start(vec![]).await;
+    let store = RemoteStore::connect(fake_settings(&base)).await.unwrap();
+    // Down for longer than the retries last: 503 to the caller.
+    seen.lock().unwrap().script = vec![503; 10];
+    seen.lock().unwrap().requests.clear();
+    let err = store
+        .query(daemoniq::store::SparqlQuery {
+            default_graphs: vec!["urn:g".into()],
+            named_graphs: vec!["urn:g".into()],
+            ..SparqlQuery::new("ASK { ?s ?p ?o }")
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Storage(_)), "{err:?}");
+    assert_eq!(seen.lock().unwrap().requests.len(), 3, "1 try + 2 retries");
+    let api: daemoniq::error::ApiError = err.into();
+    assert_eq!(
+        api.code.status(),
+        axum::http::StatusCode::SERVICE_UNAVAILABLE
+    );
+
+    // A 400 is the query's fault: no retry, an evaluation error.
+    seen.lock().unwrap().script = vec![400];
+    seen.lock().unwrap().requests.clear();
+    let err = store
+        .query(daemoniq::store::SparqlQuery {
+            default_graphs: vec!["urn:g".into()],
+            named_graphs: vec!["urn:g".into()],
+            ..SparqlQuery::new("ASK { ?s ?p ?o }")
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Evaluation(m) if m.contains("scripted failure")),
+        "{err:?}"
+    );
+    assert_eq!(seen.lock().unwrap().requests.len(), 1);
+
+    // Wrong credentials say so.
+    seen.lock().unwrap().script = vec![401];
+    let err = store
+        .query(daemoniq::store::SparqlQuery {
+            default_graphs: vec!["urn:g".into()],
+            named_graphs: vec!["urn:g".into()],
+            ..SparqlQuery::new("ASK { ?s ?p ?o }")
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Storage(m) if m.contains("credentials")),
+        "{err:?}"
+    );
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Starts an Oxigraph SPARQL server (the `oxigraph-cli` crate from crates.io)
+# on a free loopback port for the remote-store tests, and prints its base
+# URL. The binary is built once into the tool cache and reused.
+#
+#   url=$(bash scripts/oxigraph-server.sh start "$dir")   # store in $dir
+#   bash scripts/oxigraph-server.sh stop "$dir"
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/env.sh
+
+version=0.5.13
+tools="${DAEMONIQ_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/daemoniq-tools}"
+bin="$tools/bin/oxigraph"
+
+install() {
+  if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "$version"; then
+    return
+  fi
+  echo "building oxigraph-cli $version into $tools (once; it compiles RocksDB)" >&2
+  CARGO_TARGET_DIR="$tools/target" cargo install --quiet --locked \
+    oxigraph-cli --version "$version" --root "$tools" >&2
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+case "${1:-}" in
+  start)
+    dir="${2:?usage: $0 start DIR}"
+    install
+    mkdir -p "$dir/store"
+    port=$(free_port)
+    "$bin" serve --location "$dir/store" --bind "127.0.0.1:$port" >"$dir/oxigraph.log" 2>&1 &
+    echo $! >"$dir/oxigraph.pid"
+    for _ in $(seq 1 100); do
+      if curl -fsS -o /dev/null "http://127.0.0.1:$port/query?query=ASK%7B%7D"; then
+        echo "http://127.0.0.1:$port"
+        exit 0
+      fi
+      sleep 0.2
+    done
+    echo "oxigraph server did not start; its log:" >&2
+    cat "$dir/oxigraph.log" >&2
+    exit 1
+    ;;
+  stop)
+    dir="${2:?usage: $0 stop DIR}"
+    if [ -f "$dir/oxigraph.pid" ]; then
+      kill "$(cat "$dir/oxigraph.pid")" 2>/dev/null || true
+      rm -f "$dir/oxigraph.pid"
+    fi
+    ;;
+  install)
+    install
+    ;;
+  *)
+    echo "usage: $0 start DIR | stop DIR | install" >&2
+    exit 2
+    ;;
+esac
