@@ -186,6 +186,57 @@ async fn ingest_into_qdrant_matches_the_embedded_index() {
         .unwrap();
 }
 
+#[tokio::test]
+async fn migrate_copies_an_embedded_index_to_qdrant() {
+    use daemoniq::vector::contract::{axis, payload};
+    use daemoniq::vector::{ChunkPoint, EdgeIndex, VectorIndex, migrate::copy_index};
+    let Some(s) = settings("migrate_copies_an_embedded_index_to_qdrant", "migrate") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let edge = EdgeIndex::open(dir.path(), model("migrate-model", 16)).unwrap();
+    let points: Vec<ChunkPoint> = (0..40)
+        .map(|i| ChunkPoint {
+            id: uuid::Uuid::new_v4(),
+            vector: axis(16, i % 16),
+            payload: payload(&format!("doc-{}", i % 4), i),
+        })
+        .collect();
+    edge.upsert(points.clone()).await.unwrap();
+    let target = QdrantIndex::open(
+        QdrantSettings {
+            batch: 7,
+            ..s.clone()
+        },
+        model("migrate-model", 16),
+    )
+    .await
+    .unwrap();
+    let report = copy_index(&edge, &target, &|_, _| {}).await.unwrap();
+    let again = copy_index(&edge, &target, &|_, _| {}).await.unwrap();
+    let mut same = true;
+    for source in edge.sources().await.unwrap().keys() {
+        let a = edge.points_of(source, true).await.unwrap();
+        let b = target.points_of(source, true).await.unwrap();
+        same &= a.len() == b.len()
+            && a.iter()
+                .zip(&b)
+                .all(|(x, y)| x.id == y.id && x.payload == y.payload && x.vector == y.vector);
+    }
+    // Another model's collection is refused before anything is copied.
+    let other = tempfile::tempdir().unwrap();
+    let other = EdgeIndex::open(other.path(), model("other-model", 16)).unwrap();
+    let refused = copy_index(&other, &target, &|_, _| {}).await;
+    target.delete_collection().await.unwrap();
+    assert_eq!(
+        (report.sources, report.points, report.target_points),
+        (4, 40, 40)
+    );
+    assert_eq!(again.target_points, 40, "a second copy changes nothing");
+    assert!(same, "ids, payloads and vectors arrive as they were");
+    assert!(matches!(refused, Err(VectorError::ModelMismatch { .. })));
+}
+
 async fn ingest(
     docs: &DocService,
     grounder: &Grounder,
