@@ -35,7 +35,7 @@ case "${1:-}" in
     "$bin" serve --location "$dir/store" --bind "127.0.0.1:$port" >"$dir/oxigraph.log" 2>&1 &
     echo $! >"$dir/oxigraph.pid"
     for _ in $(seq 1 100); do
-      if curl -fsS -o /dev/null "http://127.0.0.1:$port/query?query=ASK%7B%7D"; then
+      if curl -fs -o /dev/null "http://127.0.0.1:$port/query?query=ASK%7B%7D"; then
         echo "http://127.0.0.1:$port"
         exit 0
       fi

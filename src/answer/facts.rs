@@ -151,7 +151,8 @@ impl<'a> GraphContext<'a> {
         let values: String = missing.iter().map(|i| format!(" <{i}>")).collect();
         let q = format!(
             "{PREFIXES}SELECT ?s ?g ?p ?o ?ol WHERE {{ VALUES ?s {{{values} }} \
-             GRAPH ?g {{ ?s ?p ?o }} OPTIONAL {{ ?o rdfs:label ?ol }} }}"
+             GRAPH ?g {{ ?s ?p ?o }} OPTIONAL {{ ?o rdfs:label ?ol }} }} \
+             ORDER BY ?s ?p ?o ?g ?ol"
         );
         let rows = self.run(q).await?;
         for i in &missing {
@@ -1086,7 +1087,7 @@ impl<'a> GraphContext<'a> {
             .run(format!(
                 "{PREFIXES}SELECT DISTINCT ?c WHERE {{ VALUES ?l {{{values} }} \
                  ?c a owl:Class ; rdfs:label ?label . \
-                 FILTER(STRSTARTS(STR(?c), \"{}\") && LCASE(STR(?label)) = ?l) }}",
+                 FILTER(STRSTARTS(STR(?c), \"{}\") && LCASE(STR(?label)) = ?l) }} ORDER BY ?c",
                 vocab::BRICK
             ))
             .await?;
@@ -1256,7 +1257,7 @@ impl<'a> GraphContext<'a> {
         // Abbreviations written in the question.
         let rows = self
             .run(format!(
-                "{PREFIXES}SELECT ?a ?t WHERE {{ ?a a dq:Alias ; dq:aliasText ?t }}"
+                "{PREFIXES}SELECT ?a ?t WHERE {{ ?a a dq:Alias ; dq:aliasText ?t }} ORDER BY ?a ?t"
             ))
             .await?;
         let text_words: Vec<String> = words(&self.question);
@@ -1300,13 +1301,16 @@ impl<'a> GraphContext<'a> {
             return Ok(());
         }
         // Markers named outright ("the haystack vav kind", "coolingOnly").
-        let names: Vec<(String, String)> = self
+        let position = |n: &str| text_words.iter().position(|w| *w == n.to_lowercase());
+        let mut names: Vec<(String, String)> = self
             .onto
             .markers()
-            .filter(|(n, _)| text_words.contains(&n.to_lowercase()))
+            .filter(|(n, _)| position(n).is_some())
             .filter(|(n, _)| g.raw_tags.iter().any(|t| t.eq_ignore_ascii_case(n)) || n.len() > 3)
             .map(|(n, i)| (n.clone(), i.clone()))
             .collect();
+        // In the order the question names them (the marker table is a map).
+        names.sort_by_key(|(n, _)| (position(n), n.clone()));
         let iris: Vec<String> = names.iter().map(|(_, i)| i.clone()).collect();
         self.load(&iris).await?;
         for (n, iri) in names {
