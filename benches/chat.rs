@@ -8,7 +8,8 @@
 //! `DAEMONIQ_BENCH_SPARQL_URL` (a server base URL with `/query` and
 //! `/update`) puts the graph in a remote SPARQL store, and
 //! `DAEMONIQ_BENCH_QDRANT_URL` (gRPC) the vectors in a fresh Qdrant
-//! collection, to measure the same requests over the scale-out backends.
+//! collection (`DAEMONIQ_BENCH_QDRANT_API_KEY` if it needs a key), to
+//! measure the same requests over the scale-out backends.
 //! The questions are a fixed mix of graph, document, selected-text and
 //! out-of-scope questions written for this bench.
 
@@ -56,6 +57,7 @@ async fn state() -> (Arc<AppState>, tempfile::TempDir) {
             .ok()
             .map(|u| format!("{u}/update")),
         qdrant_url: std::env::var("DAEMONIQ_BENCH_QDRANT_URL").ok(),
+        qdrant_api_key: std::env::var("DAEMONIQ_BENCH_QDRANT_API_KEY").ok(),
         qdrant_collection: format!("bench_{}", std::process::id()),
         ..BackendConfig::default()
     };

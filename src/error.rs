@@ -153,7 +153,13 @@ impl From<StoreError> for ApiError {
             }
             StoreError::Evaluation(msg) => Self::new(ErrorCode::QueryFailed, msg),
             StoreError::InvalidRdf(msg) => Self::new(ErrorCode::ValidationFailed, msg),
-            StoreError::Storage(detail) => Self::internal(ErrorCode::StoreUnavailable, detail),
+            StoreError::Storage(detail) => {
+                // A store that is down (a remote endpoint restarting, a disk
+                // gone) may be back shortly, as with the vector index.
+                let mut err = Self::internal(ErrorCode::StoreUnavailable, detail);
+                err.retry_after = Some(5);
+                err
+            }
         }
     }
 }
@@ -207,6 +213,7 @@ mod tests {
         assert_eq!(upd.code.status(), StatusCode::FORBIDDEN);
         let down: ApiError = StoreError::Storage("disk on fire".into()).into();
         assert_eq!(down.code.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(down.retry_after, Some(5));
         assert!(
             !down.message.contains("disk on fire"),
             "5xx detail must not leak"
