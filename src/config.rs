@@ -229,6 +229,15 @@ pub struct BackendConfig {
     )]
     pub qdrant_timeout_secs: u64,
 
+    /// Shards of a new Qdrant collection (default: the server's).
+    #[arg(long, global = true, env = "DAEMONIQ_QDRANT_SHARDS")]
+    pub qdrant_shards: Option<u32>,
+
+    /// Copies of each shard of a new Qdrant collection in a cluster
+    /// (default: the server's).
+    #[arg(long, global = true, env = "DAEMONIQ_QDRANT_REPLICATION")]
+    pub qdrant_replication: Option<u32>,
+
     /// Retries (with exponential backoff) of a transient failure of either
     /// remote backend before the request fails with 503.
     #[arg(
@@ -263,6 +272,8 @@ impl Default for BackendConfig {
             qdrant_collection: "daemoniq_chunks".into(),
             qdrant_batch: 256,
             qdrant_timeout_secs: 30,
+            qdrant_shards: None,
+            qdrant_replication: None,
             backend_retries: 4,
         }
     }
@@ -290,6 +301,8 @@ impl BackendConfig {
             batch: self.qdrant_batch,
             retries: self.backend_retries,
             timeout: std::time::Duration::from_secs(self.qdrant_timeout_secs),
+            shards: self.qdrant_shards,
+            replication: self.qdrant_replication,
         }
     }
 

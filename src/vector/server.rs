@@ -57,6 +57,10 @@ pub struct QdrantSettings {
     pub retries: usize,
     /// Time limit of one request.
     pub timeout: Duration,
+    /// Shards of a new collection (`None`: the server's default).
+    pub shards: Option<u32>,
+    /// Copies of each shard in a cluster (`None`: the server's default).
+    pub replication: Option<u32>,
 }
 
 impl std::fmt::Debug for QdrantSettings {
@@ -68,6 +72,8 @@ impl std::fmt::Debug for QdrantSettings {
             .field("batch", &self.batch)
             .field("retries", &self.retries)
             .field("timeout", &self.timeout)
+            .field("shards", &self.shards)
+            .field("replication", &self.replication)
             .finish()
     }
 }
@@ -241,16 +247,19 @@ impl QdrantIndex {
         ]);
         let created = self
             .retry("create_collection", || async {
-                self.client
-                    .create_collection(
-                        CreateCollectionBuilder::new(&self.settings.collection)
-                            .vectors_config(VectorParamsBuilder::new(
-                                self.model.dimension as u64,
-                                Distance::Cosine,
-                            ))
-                            .metadata(metadata.clone()),
-                    )
-                    .await
+                let mut create = CreateCollectionBuilder::new(&self.settings.collection)
+                    .vectors_config(VectorParamsBuilder::new(
+                        self.model.dimension as u64,
+                        Distance::Cosine,
+                    ))
+                    .metadata(metadata.clone());
+                if let Some(n) = self.settings.shards {
+                    create = create.shard_number(n);
+                }
+                if let Some(n) = self.settings.replication {
+                    create = create.replication_factor(n);
+                }
+                self.client.create_collection(create).await
             })
             .await;
         match created {
@@ -715,6 +724,8 @@ mod tests {
             batch: 64,
             retries: 3,
             timeout: Duration::from_secs(10),
+            shards: None,
+            replication: None,
         };
         assert!(!format!("{s:?}").contains("top-secret"));
     }

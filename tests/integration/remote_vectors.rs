@@ -17,6 +17,14 @@ fn settings(test: &str, collection: &str) -> Option<QdrantSettings> {
         Ok(url) => Some(QdrantSettings {
             collection: format!("{collection}_{}", uuid::Uuid::new_v4().simple()),
             api_key: std::env::var("DAEMONIQ_TEST_QDRANT_API_KEY").ok(),
+            // DAEMONIQ_TEST_QDRANT_SHARDS / _REPLICATION exercise a cluster
+            // (or several shards on one node): searches merge across shards.
+            shards: std::env::var("DAEMONIQ_TEST_QDRANT_SHARDS")
+                .ok()
+                .and_then(|v| v.parse().ok()),
+            replication: std::env::var("DAEMONIQ_TEST_QDRANT_REPLICATION")
+                .ok()
+                .and_then(|v| v.parse().ok()),
             ..BackendConfig::default().qdrant_at(&url)
         }),
         Err(_) => {
