@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use backon::{ExponentialBuilder, Retryable};
+use backon::Retryable;
 use oxigraph::io::{RdfFormat, RdfParser};
 use oxigraph::model::{GraphName, NamedNode, Quad};
 use oxigraph::sparql::results::{
@@ -158,14 +158,6 @@ impl RemoteStore {
         &self.settings
     }
 
-    fn retry_policy(&self) -> ExponentialBuilder {
-        ExponentialBuilder::default()
-            .with_min_delay(Duration::from_millis(100))
-            .with_max_delay(Duration::from_secs(2))
-            .with_max_times(self.settings.retries)
-            .with_jitter()
-    }
-
     /// Sends one request, retrying transient failures, and returns the body.
     async fn send(
         &self,
@@ -213,7 +205,7 @@ impl RemoteStore {
             Err(Attempt { transient, error })
         };
         attempt
-            .retry(self.retry_policy())
+            .retry(crate::config::backoff(self.settings.retries))
             .when(|a: &Attempt| a.transient)
             .notify(|a: &Attempt, wait: Duration| {
                 tracing::warn!(url, error = %a.error, ?wait, "SPARQL endpoint failed; retrying");

@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use backon::{ExponentialBuilder, Retryable};
+use backon::Retryable;
 use qdrant_client::qdrant::{
     Condition, CountPointsBuilder, CreateCollectionBuilder, CreateFieldIndexCollectionBuilder,
     DeletePointsBuilder, Distance, FieldType, Filter, PayloadIncludeSelector, PointId, PointStruct,
@@ -212,14 +212,6 @@ impl QdrantIndex {
         &self.location
     }
 
-    fn policy(&self) -> ExponentialBuilder {
-        ExponentialBuilder::default()
-            .with_min_delay(Duration::from_millis(100))
-            .with_max_delay(Duration::from_secs(2))
-            .with_max_times(self.settings.retries)
-            .with_jitter()
-    }
-
     /// Runs `call`, retrying transient failures.
     async fn retry<T, F, Fut>(&self, what: &'static str, call: F) -> VectorResult<T>
     where
@@ -231,7 +223,7 @@ impl QdrantIndex {
             let fut = call();
             async move { fut.await.map_err(|e| attempt(e, what)) }
         })
-        .retry(self.policy())
+        .retry(crate::config::backoff(self.settings.retries))
         .when(|a: &Attempt| a.transient)
         .notify(|a: &Attempt, wait: Duration| {
             tracing::warn!(what, error = %a.error, ?wait, "qdrant call failed; retrying");
