@@ -62,7 +62,7 @@ impl Ontology {
                 "{PREFIXES}SELECT DISTINCT ?c WHERE {{
                    {{ ?c a owl:Class }} UNION {{ ?c a rdfs:Class }} UNION {{ ?c rdfs:subClassOf ?x }}
                    FILTER(isIRI(?c))
-                 }}"
+                 }} ORDER BY ?c"
             ),
         )
         .await?;
@@ -75,7 +75,7 @@ impl Ontology {
                 "{PREFIXES}SELECT ?c ?p ?o WHERE {{
                    VALUES ?p {{ rdfs:subClassOf owl:equivalentClass brick:hasAssociatedTag owl:deprecated rdfs:label }}
                    ?c ?p ?o . FILTER(isIRI(?c))
-                 }}"
+                 }} ORDER BY ?c ?p ?o"
             ),
         )
         .await?;
@@ -131,7 +131,7 @@ impl Ontology {
                    ?m dq:tagName ?name .
                    OPTIONAL {{ ?m dq:brickTag ?tag }}
                    OPTIONAL {{ ?m a dq:HaystackEquipKind ; dq:brickClass ?kindClass }}
-                 }}"
+                 }} ORDER BY ?m ?name ?tag ?kindClass"
             ),
         )
         .await?;

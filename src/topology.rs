@@ -123,7 +123,7 @@ impl Topology {
                    VALUES ?p {{ brick:feeds brick:isFedBy brick:hasPart brick:isPartOf
                                brick:hasPoint brick:isPointOf brick:hasLocation brick:isLocationOf }}
                    ?s ?p ?o . FILTER(isIRI(?s) && isIRI(?o))
-                 }}"
+                 }} ORDER BY ?s ?p ?o"
             ),
         )
         .await?;
@@ -134,7 +134,7 @@ impl Topology {
                    ?n dq:sourceSha ?sha .
                    OPTIONAL {{ ?n rdfs:label ?label }}
                    OPTIONAL {{ ?n a ?type }}
-                 }}"
+                 }} ORDER BY ?n ?label ?type"
             ),
         )
         .await?;

@@ -831,7 +831,7 @@ impl<'a> GraphContext<'a> {
         }
         let rows = self
             .run(format!(
-                "{PREFIXES}SELECT DISTINCT ?e ?p WHERE {{ ?e brick:hasPoint ?p }}"
+                "{PREFIXES}SELECT DISTINCT ?e ?p WHERE {{ ?e brick:hasPoint ?p }} ORDER BY ?e ?p"
             ))
             .await?;
         let mut owner: HashMap<String, String> = HashMap::new();

@@ -129,12 +129,22 @@ pub fn rerank(
             }
         })
         .collect();
-    out.sort_by(|a, b| {
-        b.reranked
-            .total_cmp(&a.reranked)
-            .then_with(|| b.hit.score.total_cmp(&a.hit.score))
-    });
+    out.sort_by(rank_order);
     out
+}
+
+/// Best first: reranked score, then raw score, each compared at 1e-5 (two
+/// engines can differ in the last bits of the same cosine); ties (the same
+/// passage in an HTML and a PDF edition) go to the newer document, then by
+/// path and position, so the order never depends on the engine's.
+fn rank_order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
+    let q = |x: f32| (f64::from(x) * 1e5).round() as i64;
+    q(b.reranked)
+        .cmp(&q(a.reranked))
+        .then_with(|| q(b.hit.score).cmp(&q(a.hit.score)))
+        .then_with(|| b.hit.payload.updated_at.cmp(&a.hit.payload.updated_at))
+        .then_with(|| a.hit.payload.source_ref.cmp(&b.hit.payload.source_ref))
+        .then_with(|| a.hit.payload.chunk_index.cmp(&b.hit.payload.chunk_index))
 }
 
 /// Runs the search: filtered or vanilla, each fallback recorded.
@@ -298,5 +308,36 @@ mod tests {
         assert_eq!(out[0].boosts, ["equip", "graph_ids"]);
         assert!((out[0].reranked - 0.5 * 1.5 * 1.25).abs() < 1e-6);
         assert!(out[1].boosts.is_empty());
+    }
+
+    #[test]
+    fn equal_scores_go_to_the_newer_document_then_by_path() {
+        let cfg = AnswerConfig::default();
+        let hit = |score: f32, source: &str, updated: &str| {
+            let mut p = payload(&[], &[]);
+            p.source_ref = source.into();
+            p.updated_at = updated.into();
+            Hit {
+                id: uuid::Uuid::new_v4(),
+                score,
+                payload: p,
+            }
+        };
+        let order = |hits: Vec<Hit>| {
+            rerank(&cfg, &grounding("vav", 0.9), &[], hits)
+                .into_iter()
+                .map(|s| s.hit.payload.source_ref)
+                .collect::<Vec<_>>()
+        };
+        // The same passage in two editions, in either engine order; a last-bit
+        // difference in the cosine does not decide.
+        let a = || hit(0.601_498_2, "docs/g36/b.html", "2026-01-01T00:00:00Z");
+        let b = || hit(0.601_498_1, "docs/pdf/a.pdf", "2026-01-01T00:00:00Z");
+        let c = || hit(0.601_498_2, "docs/old.md", "2025-01-01T00:00:00Z");
+        assert_eq!(order(vec![a(), b(), c()]), order(vec![c(), b(), a()]));
+        assert_eq!(
+            order(vec![c(), a(), b()]),
+            ["docs/g36/b.html", "docs/pdf/a.pdf", "docs/old.md"]
+        );
     }
 }

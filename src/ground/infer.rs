@@ -65,7 +65,7 @@ impl Inferrer {
             format!(
                 "{PREFIXES}SELECT DISTINCT ?c WHERE {{
                    ?c brick:hasAssociatedTag ?t . FILTER(STRSTARTS(STR(?c), \"{BRICK}\"))
-                 }}"
+                 }} ORDER BY ?c"
             ),
         )
         .await?;

@@ -232,7 +232,7 @@ impl Lexicon {
                    OPTIONAL {{ ?m a dq:HaystackEquipKind . BIND(true AS ?kind) }}
                    OPTIONAL {{ ?m a dq:HaystackPointKind . BIND(true AS ?pointKind) }}
                    OPTIONAL {{ ?m dq:brickClass ?kindClass }}
-                 }}"
+                 }} ORDER BY ?m ?name ?kind ?pointKind ?kindClass"
             ),
         )
         .await?;
@@ -241,7 +241,7 @@ impl Lexicon {
             format!(
                 "{PREFIXES}SELECT ?name ?parent WHERE {{
                    ?m dq:tagName ?name ; skos:broader ?b . ?b dq:tagName ?parent
-                 }}"
+                 }} ORDER BY ?name ?parent"
             ),
         )
         .await?;
@@ -306,7 +306,7 @@ impl Lexicon {
         }
         let alias_rows = select(
             store,
-            format!("{PREFIXES}SELECT ?c ?target WHERE {{ ?c brick:aliasOf ?target }}"),
+            format!("{PREFIXES}SELECT ?c ?target WHERE {{ ?c brick:aliasOf ?target }} ORDER BY ?c ?target"),
         )
         .await?;
         Ok(alias_rows
@@ -395,7 +395,7 @@ impl Lexicon {
                 "{PREFIXES}SELECT ?c ?label WHERE {{
                    ?c a owl:Class ; rdfs:label ?label .
                    FILTER(STRSTARTS(STR(?c), \"{BRICK}\"))
-                 }}"
+                 }} ORDER BY ?c ?label"
             ),
         )
         .await?;
@@ -436,7 +436,7 @@ impl Lexicon {
                    ?a a dq:Alias ; dq:aliasText ?text .
                    OPTIONAL {{ ?a dq:aliasFor ?f . ?f dq:tagName ?for }}
                    OPTIONAL {{ ?a dq:brickClass ?class }}
-                 }}"
+                 }} ORDER BY ?a ?text ?for ?class"
             ),
         )
         .await?;
@@ -497,7 +497,7 @@ impl Lexicon {
                      OPTIONAL {{ ?m yk:haystackTags ?tags }}
                      OPTIONAL {{ ?m yk:brickClass ?class }}
                      OPTIONAL {{ ?m yk:confidence ?conf }} }}
-                 }}"
+                 }} ORDER BY ?p ?model ?kind ?tags ?class ?conf"
             ),
         )
         .await?;
@@ -565,7 +565,7 @@ impl Lexicon {
                 "{PREFIXES}SELECT ?n ?p ?label WHERE {{
                    VALUES ?g {{ {values} }} VALUES ?p {{ rdfs:label skos:altLabel }}
                    GRAPH ?g {{ ?n ?p ?label }} FILTER(isIRI(?n))
-                 }}"
+                 }} ORDER BY ?n ?p ?label"
             ),
         )
         .await?;
@@ -574,7 +574,7 @@ impl Lexicon {
             format!(
                 "{PREFIXES}SELECT ?n ?type WHERE {{
                    VALUES ?g {{ {values} }} GRAPH ?g {{ ?n a ?type }} FILTER(isIRI(?n))
-                 }}"
+                 }} ORDER BY ?n ?type"
             ),
         )
         .await?;
@@ -584,7 +584,7 @@ impl Lexicon {
                 "{PREFIXES}SELECT ?n ?tag WHERE {{
                    VALUES ?g {{ {values} }} GRAPH ?g {{ ?n dq:hasHaystackTag ?t }}
                    ?t dq:tagName ?tag
-                 }}"
+                 }} ORDER BY ?n ?tag"
             ),
         )
         .await?;

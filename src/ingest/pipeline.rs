@@ -677,7 +677,7 @@ impl Ingestor {
                    ?d a dq:Document ; dq:sourceId ?id ; dq:title ?title ; dq:domain ?domain ;
                       dq:sourceType ?type ; dq:docVersion ?version ; dq:updatedAt ?updated .
                    OPTIONAL {{ ?c dq:partOf ?d }}
-                 }} GROUP BY ?id ?title ?domain ?type ?version ?updated",
+                 }} GROUP BY ?id ?title ?domain ?type ?version ?updated ORDER BY ?id",
                 crate::vocab::PREFIXES
             ),
         )
