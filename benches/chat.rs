@@ -6,7 +6,9 @@
 //! Run with `cargo bench --bench chat` (after `bash scripts/setup.sh`).
 //! `DAEMONIQ_BENCH_REQUESTS` sets the requests per run (default 400).
 //! `DAEMONIQ_BENCH_SPARQL_URL` (a server base URL with `/query` and
-//! `/update`) puts the graph in a remote SPARQL store, and
+//! `/update`) puts the graph in a remote SPARQL store
+//! (`DAEMONIQ_BENCH_SPARQL_SERVER_UNION=1` when its default graph is the
+//! union), and
 //! `DAEMONIQ_BENCH_QDRANT_URL` (gRPC) the vectors in a fresh Qdrant
 //! collection (`DAEMONIQ_BENCH_QDRANT_API_KEY` if it needs a key), to
 //! measure the same requests over the scale-out backends.
@@ -56,6 +58,8 @@ async fn state() -> (Arc<AppState>, tempfile::TempDir) {
         sparql_update_url: std::env::var("DAEMONIQ_BENCH_SPARQL_URL")
             .ok()
             .map(|u| format!("{u}/update")),
+        sparql_server_union: std::env::var("DAEMONIQ_BENCH_SPARQL_SERVER_UNION")
+            .is_ok_and(|v| v == "1"),
         qdrant_url: std::env::var("DAEMONIQ_BENCH_QDRANT_URL").ok(),
         qdrant_api_key: std::env::var("DAEMONIQ_BENCH_QDRANT_API_KEY").ok(),
         qdrant_collection: format!("bench_{}", std::process::id()),

@@ -3,7 +3,7 @@
 # on a free loopback port for the remote-store tests, and prints its base
 # URL. The binary is built once into the tool cache and reused.
 #
-#   url=$(bash scripts/oxigraph-server.sh start "$dir")   # store in $dir
+#   url=$(bash scripts/oxigraph-server.sh start "$dir" [serve flags…])   # store in $dir
 #   bash scripts/oxigraph-server.sh stop "$dir"
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,11 +28,12 @@ free_port() {
 
 case "${1:-}" in
   start)
-    dir="${2:?usage: $0 start DIR}"
+    dir="${2:?usage: $0 start DIR [serve flags...]}"
+    shift 2
     install
     mkdir -p "$dir/store"
     port=$(free_port)
-    "$bin" serve --location "$dir/store" --bind "127.0.0.1:$port" >"$dir/oxigraph.log" 2>&1 &
+    "$bin" serve --location "$dir/store" --bind "127.0.0.1:$port" "$@" >"$dir/oxigraph.log" 2>&1 &
     echo $! >"$dir/oxigraph.pid"
     for _ in $(seq 1 100); do
       if curl -fs -o /dev/null "http://127.0.0.1:$port/query?query=ASK%7B%7D"; then

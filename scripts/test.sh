@@ -10,11 +10,13 @@ bash scripts/setup.sh >/dev/null
 # here unless DAEMONIQ_TEST_SPARQL_URL already names one. The Qdrant server
 # suites run when DAEMONIQ_TEST_QDRANT_URL names a server (gRPC).
 scratch="$(mktemp -d)"
-trap 'bash scripts/oxigraph-server.sh stop "$scratch"; rm -rf "$scratch"' EXIT
+trap 'bash scripts/oxigraph-server.sh stop "$scratch"; bash scripts/oxigraph-server.sh stop "$scratch/union"; rm -rf "$scratch"' EXIT
+union_url=""
 if [ -z "${DAEMONIQ_TEST_SPARQL_URL:-}" ]; then
-  echo "== oxigraph server (for the remote SPARQL store)"
+  echo "== oxigraph servers (for the remote SPARQL store; one with a union default graph)"
   DAEMONIQ_TEST_SPARQL_URL="$(bash scripts/oxigraph-server.sh start "$scratch")"
   export DAEMONIQ_TEST_SPARQL_URL
+  union_url="$(bash scripts/oxigraph-server.sh start "$scratch/union" --union-default-graph)"
 fi
 echo "remote SPARQL store suites run against $DAEMONIQ_TEST_SPARQL_URL"
 if [ -n "${DAEMONIQ_TEST_QDRANT_URL:-}" ]; then
@@ -32,6 +34,12 @@ cargo clippy --locked --all-targets -- -D warnings
 
 echo "== cargo test"
 cargo test --locked --all-targets
+
+if [ -n "$union_url" ]; then
+  echo "== remote SPARQL store suites again, server default graph = union (--sparql-server-union)"
+  DAEMONIQ_TEST_SPARQL_URL="$union_url" DAEMONIQ_TEST_SPARQL_SERVER_UNION=1 \
+    cargo test --locked --test integration remote_store
+fi
 
 echo "== daemoniq validate (demo campus)"
 "$CARGO_TARGET_DIR/debug/daemoniq" --memory validate

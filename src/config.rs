@@ -179,6 +179,13 @@ pub struct BackendConfig {
     )]
     pub sparql_password: Option<String>,
 
+    /// The SPARQL server's default graph is the union of all its graphs
+    /// (`oxigraph serve --union-default-graph`, Fuseki
+    /// `tdb2:unionDefaultGraph true`): queries then go without the list of
+    /// every graph as their dataset.
+    #[arg(long, global = true, env = "DAEMONIQ_SPARQL_SERVER_UNION")]
+    pub sparql_server_union: bool,
+
     /// Time limit of one request to the SPARQL store that carries none of
     /// its own, in seconds (a ten-megabyte ontology upload needs a while).
     #[arg(
@@ -277,6 +284,7 @@ impl Default for BackendConfig {
             sparql_user: None,
             sparql_password: None,
             sparql_timeout_secs: 120,
+            sparql_server_union: false,
             qdrant_url: None,
             qdrant_api_key: None,
             qdrant_collection: "daemoniq_chunks".into(),
@@ -299,6 +307,7 @@ impl BackendConfig {
             password: self.sparql_password.clone(),
             timeout: std::time::Duration::from_secs(self.sparql_timeout_secs),
             retries: self.backend_retries,
+            server_union: self.sparql_server_union,
         })
     }
 

@@ -11,7 +11,9 @@
 //!   "union default graph" switch, so the union is spelt out: every graph
 //!   recorded in the meta graph (plus the meta graph itself) goes into
 //!   `default-graph-uri` and `named-graph-uri`. The list is cached for
-//!   [`GRAPH_LIST_TTL`] and dropped after every write of this process.
+//!   [`GRAPH_LIST_TTL`] and dropped after every write of this process. A
+//!   server whose default graph already is the union
+//!   ([`RemoteSettings::server_union`]) gets such queries without a dataset.
 //! * Replacing a graph is one SPARQL Update request (drop the graph, drop its
 //!   meta record, insert both), which the server applies atomically.
 //! * Transient failures (connection refused or reset, HTTP 429 and 5xx) are
@@ -61,6 +63,11 @@ pub struct RemoteSettings {
     pub timeout: Duration,
     /// Retries of a transient failure.
     pub retries: usize,
+    /// The server's default graph is already the union of all its graphs
+    /// (Oxigraph `serve --union-default-graph`, Fuseki
+    /// `tdb2:unionDefaultGraph true`): a query without `FROM` or protocol
+    /// graphs goes without a dataset instead of listing every graph.
+    pub server_union: bool,
 }
 
 impl std::fmt::Debug for RemoteSettings {
@@ -72,6 +79,7 @@ impl std::fmt::Debug for RemoteSettings {
             .field("password", &self.password.as_ref().map(|_| "<redacted>"))
             .field("timeout", &self.timeout)
             .field("retries", &self.retries)
+            .field("server_union", &self.server_union)
             .finish()
     }
 }
@@ -322,9 +330,12 @@ fn transport(e: reqwest::Error, url: &str, timeout: Duration) -> Attempt {
     }
 }
 
-/// Parses the query here: its result form and whether it names its own
-/// dataset (`FROM`, `FROM NAMED`). Updates and `SERVICE` are refused.
-fn prepare(query: &str) -> StoreResult<(Form, bool)> {
+/// The graphs a query names itself (`FROM`, `FROM NAMED`).
+type OwnDataset = (Vec<String>, Vec<String>);
+
+/// Parses the query here: its result form and the dataset it names itself
+/// (`FROM`, `FROM NAMED`), if any. Updates and `SERVICE` are refused.
+fn prepare(query: &str) -> StoreResult<(Form, Option<OwnDataset>)> {
     let parsed = match SparqlParser::new().parse_query(query) {
         Ok(parsed) => parsed,
         Err(error) => {
@@ -338,12 +349,25 @@ fn prepare(query: &str) -> StoreResult<(Form, bool)> {
     if let Some(service) = service_call(&parsed.to_sse()) {
         return Err(StoreError::ServiceRefused(service));
     }
-    Ok(match &parsed {
-        spargebra::Query::Select { dataset, .. } => (Form::Solutions, dataset.is_some()),
-        spargebra::Query::Ask { dataset, .. } => (Form::Boolean, dataset.is_some()),
+    let (form, dataset) = match &parsed {
+        spargebra::Query::Select { dataset, .. } => (Form::Solutions, dataset),
+        spargebra::Query::Ask { dataset, .. } => (Form::Boolean, dataset),
         spargebra::Query::Construct { dataset, .. }
-        | spargebra::Query::Describe { dataset, .. } => (Form::Graph, dataset.is_some()),
-    })
+        | spargebra::Query::Describe { dataset, .. } => (Form::Graph, dataset),
+    };
+    let iris = |nodes: &[oxigraph::model::NamedNode]| {
+        nodes
+            .iter()
+            .map(|n| n.as_str().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let own = dataset.as_ref().map(|d| {
+        (
+            iris(&d.default),
+            d.named.as_deref().map(iris).unwrap_or_default(),
+        )
+    });
+    Ok((form, own))
 }
 
 /// The first `SERVICE` call in a query's S-expression form, with its name.
@@ -486,24 +510,45 @@ impl GraphStore for RemoteStore {
         let (form, own_dataset) = prepare(&query.query)?;
         let started = Instant::now();
         let timeout = query.timeout.unwrap_or(self.settings.timeout);
-        let output = if own_dataset {
-            self.run(&query.query, form, &[], &[], timeout, query.max_rows)
-                .await?
-        } else {
-            let all = if query.default_graphs.is_empty() || query.named_graphs.is_empty() {
-                Some(self.graph_list().await?)
-            } else {
-                None
-            };
-            let pick = |given: &[String]| -> Vec<String> {
-                match (&all, given.is_empty()) {
-                    (Some(all), true) => all.as_ref().clone(),
-                    _ => given.to_vec(),
-                }
-            };
-            let defaults = pick(&query.default_graphs);
-            let named = pick(&query.named_graphs);
-            self.run(
+        let plain = query.default_graphs.is_empty() && query.named_graphs.is_empty();
+        let (defaults, named) = match own_dataset {
+            // The query's own FROM / FROM NAMED, repeated as protocol graphs:
+            // a server that forces a union default graph (Oxigraph
+            // `--union-default-graph`) would otherwise override FROM.
+            Some(own) if plain => own,
+            _ if plain && self.settings.server_union => (Vec::new(), Vec::new()),
+            own => {
+                // Protocol graphs given by the caller win over FROM; a half
+                // the caller left out keeps the query's own, or else is the
+                // union, spelt out.
+                let (own_defaults, own_named) = match own {
+                    Some((d, n)) => (Some(d), Some(n)),
+                    None => (None, None),
+                };
+                let need_all = (query.default_graphs.is_empty() && own_defaults.is_none())
+                    || (query.named_graphs.is_empty() && own_named.is_none());
+                let all = if need_all {
+                    Some(self.graph_list().await?)
+                } else {
+                    None
+                };
+                let pick = |given: &[String], own: Option<Vec<String>>| -> Vec<String> {
+                    if !given.is_empty() {
+                        given.to_vec()
+                    } else if let Some(own) = own {
+                        own
+                    } else {
+                        all.as_ref().map(|a| a.as_ref().clone()).unwrap_or_default()
+                    }
+                };
+                (
+                    pick(&query.default_graphs, own_defaults),
+                    pick(&query.named_graphs, own_named),
+                )
+            }
+        };
+        let output = self
+            .run(
                 &query.query,
                 form,
                 &defaults,
@@ -511,8 +556,7 @@ impl GraphStore for RemoteStore {
                 timeout,
                 query.max_rows,
             )
-            .await?
-        };
+            .await?;
         tracing::trace!(
             ms = started.elapsed().as_secs_f64() * 1000.0,
             "remote SPARQL query answered"
@@ -581,16 +625,19 @@ mod tests {
     fn prepare_reads_form_and_dataset() {
         assert_eq!(
             prepare("SELECT * WHERE { ?s ?p ?o }").unwrap(),
-            (Form::Solutions, false)
+            (Form::Solutions, None)
         );
-        assert_eq!(prepare("ASK { ?s ?p ?o }").unwrap(), (Form::Boolean, false));
+        assert_eq!(prepare("ASK { ?s ?p ?o }").unwrap(), (Form::Boolean, None));
         assert_eq!(
             prepare("CONSTRUCT WHERE { ?s ?p ?o }").unwrap(),
-            (Form::Graph, false)
+            (Form::Graph, None)
         );
         assert_eq!(
-            prepare("SELECT * FROM <urn:g> WHERE { ?s ?p ?o }").unwrap(),
-            (Form::Solutions, true)
+            prepare("SELECT * FROM <urn:g> FROM NAMED <urn:n> WHERE { ?s ?p ?o }").unwrap(),
+            (
+                Form::Solutions,
+                Some((vec!["urn:g".to_owned()], vec!["urn:n".to_owned()]))
+            )
         );
     }
 

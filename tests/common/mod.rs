@@ -193,6 +193,8 @@ pub fn remote_sparql() -> Result<daemoniq::store::RemoteSettings, String> {
         password: std::env::var("DAEMONIQ_TEST_SPARQL_PASSWORD").ok(),
         timeout: std::time::Duration::from_secs(60),
         retries: 3,
+        // Set when the test server runs with a union default graph.
+        server_union: std::env::var("DAEMONIQ_TEST_SPARQL_SERVER_UNION").is_ok_and(|v| v == "1"),
     })
 }
 

@@ -130,6 +130,7 @@ async fn an_unreachable_endpoint_is_a_storage_error() {
         password: Some("secret".into()),
         timeout: Duration::from_secs(2),
         retries: 1,
+        server_union: false,
     };
     assert!(!format!("{settings:?}").contains("secret"));
     match RemoteStore::connect(settings).await {
@@ -143,6 +144,7 @@ async fn an_unreachable_endpoint_is_a_storage_error() {
         password: None,
         timeout: Duration::from_secs(2),
         retries: 0,
+        server_union: false,
     };
     assert!(matches!(
         RemoteStore::connect(bad).await,
@@ -210,6 +212,7 @@ fn fake_settings(base: &str) -> RemoteSettings {
         password: Some("pw".into()),
         timeout: Duration::from_secs(5),
         retries: 2,
+        server_union: false,
     }
 }
 
