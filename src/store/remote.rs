@@ -208,7 +208,9 @@ impl RemoteStore {
                     "{url} refused the credentials ({status}); check --sparql-user/--sparql-password"
                 ))
             } else {
-                StoreError::Evaluation(format!("{url} answered {status}: {text}"))
+                // Shown to API clients (400 QUERY_FAILED): the store's own
+                // words, not its address.
+                StoreError::Evaluation(format!("the SPARQL store answered {status}: {text}"))
             };
             Err(Attempt { transient, error })
         };
