@@ -265,16 +265,6 @@ impl std::fmt::Debug for BackendConfig {
     }
 }
 
-/// The retry schedule of both remote backends for a transient failure:
-/// exponential from 100 ms, at most 2 s apart, jittered, `retries` times.
-pub fn backoff(retries: usize) -> backon::ExponentialBuilder {
-    backon::ExponentialBuilder::default()
-        .with_min_delay(std::time::Duration::from_millis(100))
-        .with_max_delay(std::time::Duration::from_secs(2))
-        .with_max_times(retries)
-        .with_jitter()
-}
-
 impl Default for BackendConfig {
     /// The embedded backends, with the flags' default settings.
     fn default() -> Self {

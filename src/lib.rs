@@ -17,6 +17,7 @@ pub mod import;
 pub mod ingest;
 pub mod ontology;
 pub mod results;
+pub mod retry;
 pub mod schema;
 pub mod state;
 pub mod store;

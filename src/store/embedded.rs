@@ -10,10 +10,13 @@ use super::{
 };
 use crate::vocab::{self, META_GRAPH};
 use async_trait::async_trait;
+use oxigraph::model::Triple as OxTriple;
 use oxigraph::model::{
     BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, QuadRef, Term as OxTerm,
 };
-use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
+use oxigraph::sparql::{
+    CancellationToken, QueryEvaluationError, QueryResults, QuerySolution, SparqlEvaluator, Variable,
+};
 use oxigraph::store::Store;
 use std::path::Path;
 use std::sync::Arc;
@@ -144,7 +147,7 @@ pub(crate) fn from_ox_term(term: OxTerm) -> Term {
     }
 }
 
-pub(crate) fn from_ox_subject(s: NamedOrBlankNode) -> Term {
+fn from_ox_subject(s: NamedOrBlankNode) -> Term {
     match s {
         NamedOrBlankNode::NamedNode(n) => Term::Iri(n.into_string()),
         NamedOrBlankNode::BlankNode(b) => Term::Blank(b.into_string()),
@@ -206,51 +209,68 @@ fn run_query(store: &Store, q: &SparqlQuery, token: CancellationToken) -> StoreR
     Ok(match results {
         QueryResults::Boolean(b) => QueryOutput::Boolean(b),
         QueryResults::Solutions(solutions) => {
-            let variables: Vec<String> = solutions
-                .variables()
-                .iter()
-                .map(|v| v.as_str().to_owned())
-                .collect();
-            let mut rows = Vec::new();
-            let mut truncated = false;
-            for solution in solutions {
-                let solution = solution.map_err(|e| evaluation(e, q.timeout))?;
-                if rows.len() == max {
-                    truncated = true;
-                    break;
-                }
-                let mut row = Solution::new();
-                for (var, term) in solution.iter() {
-                    row.insert(var.as_str().to_owned(), from_ox_term(term.clone()));
-                }
-                rows.push(row);
-            }
-            QueryOutput::Solutions {
-                variables,
-                rows,
-                truncated,
-            }
+            let variables = solutions.variables().to_vec();
+            collect_solutions(&variables, solutions, max, |e| evaluation(e, q.timeout))?
         }
         QueryResults::Graph(triples) => {
-            let mut out = Vec::new();
-            let mut truncated = false;
-            for triple in triples {
-                let triple = triple.map_err(|e| evaluation(e, q.timeout))?;
-                if out.len() == max {
-                    truncated = true;
-                    break;
-                }
-                out.push(Triple::new(
-                    from_ox_subject(triple.subject),
-                    triple.predicate.into_string(),
-                    from_ox_term(triple.object),
-                ));
-            }
-            QueryOutput::Graph {
-                triples: out,
-                truncated,
-            }
+            collect_triples(triples, max, |e| evaluation(e, q.timeout))?
         }
+    })
+}
+
+/// Solutions in DaemonIQ's terms, at most `max` rows; `truncated` when more
+/// were left (shared by the embedded and the remote store).
+pub(crate) fn collect_solutions<E>(
+    variables: &[Variable],
+    solutions: impl Iterator<Item = Result<QuerySolution, E>>,
+    max: usize,
+    error: impl Fn(E) -> StoreError,
+) -> StoreResult<QueryOutput> {
+    let mut rows = Vec::new();
+    let mut truncated = false;
+    for solution in solutions {
+        let solution = solution.map_err(&error)?;
+        if rows.len() == max {
+            truncated = true;
+            break;
+        }
+        let mut row = Solution::new();
+        for (var, term) in solution.iter() {
+            row.insert(var.as_str().to_owned(), from_ox_term(term.clone()));
+        }
+        rows.push(row);
+    }
+    Ok(QueryOutput::Solutions {
+        variables: variables.iter().map(|v| v.as_str().to_owned()).collect(),
+        rows,
+        truncated,
+    })
+}
+
+/// Triples in DaemonIQ's terms, at most `max`; `truncated` when more were
+/// left (shared by the embedded and the remote store).
+pub(crate) fn collect_triples<T: Into<OxTriple>, E>(
+    triples: impl Iterator<Item = Result<T, E>>,
+    max: usize,
+    error: impl Fn(E) -> StoreError,
+) -> StoreResult<QueryOutput> {
+    let mut out = Vec::new();
+    let mut truncated = false;
+    for triple in triples {
+        let triple: OxTriple = triple.map_err(&error)?.into();
+        if out.len() == max {
+            truncated = true;
+            break;
+        }
+        out.push(Triple::new(
+            from_ox_subject(triple.subject),
+            triple.predicate.into_string(),
+            from_ox_term(triple.object),
+        ));
+    }
+    Ok(QueryOutput::Graph {
+        triples: out,
+        truncated,
     })
 }
 

@@ -24,7 +24,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use backon::Retryable;
 use oxigraph::io::{RdfFormat, RdfParser};
 use oxigraph::model::{GraphName, NamedNode, Quad};
 use oxigraph::sparql::results::{
@@ -34,9 +33,9 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use spargebra::SparqlParser;
 use tokio::sync::RwLock;
 
-use super::embedded::{from_ox_subject, from_ox_term, to_ox_term};
+use super::embedded::{collect_solutions, collect_triples, to_ox_term};
 use super::{
-    GraphStore, QueryOutput, Solution, SourceRecord, SparqlQuery, StoreError, StoreResult, Triple,
+    GraphStore, QueryOutput, SourceRecord, SparqlQuery, StoreError, StoreResult, Triple,
     is_safe_iri,
 };
 use crate::vocab::{self, META_GRAPH};
@@ -107,18 +106,12 @@ enum Form {
     Graph,
 }
 
-/// One failed attempt: whether trying again may help, and the error.
-struct Attempt {
-    transient: bool,
-    error: StoreError,
-}
+type Attempt = crate::retry::Attempt<StoreError>;
 
-impl Attempt {
-    fn fatal(error: StoreError) -> Self {
-        Self {
-            transient: false,
-            error,
-        }
+fn fatal(error: StoreError) -> Attempt {
+    Attempt {
+        transient: false,
+        error,
     }
 }
 
@@ -214,14 +207,7 @@ impl RemoteStore {
             };
             Err(Attempt { transient, error })
         };
-        attempt
-            .retry(crate::config::backoff(self.settings.retries))
-            .when(|a: &Attempt| a.transient)
-            .notify(|a: &Attempt, wait: Duration| {
-                tracing::warn!(url, error = %a.error, ?wait, "SPARQL endpoint failed; retrying");
-            })
-            .await
-            .map_err(|a| a.error)
+        crate::retry::retrying(self.settings.retries, url, attempt).await
     }
 
     /// Sends a SPARQL Update and drops the cached graph list.
@@ -322,7 +308,7 @@ impl RemoteStore {
 
 fn transport(e: reqwest::Error, url: &str, timeout: Duration) -> Attempt {
     if e.is_timeout() {
-        return Attempt::fatal(StoreError::Timeout(timeout));
+        return fatal(StoreError::Timeout(timeout));
     }
     // Connection refused or reset, DNS, a body cut short: the server may be
     // restarting, so these are worth another try.
@@ -418,50 +404,16 @@ fn parse_results(bytes: &[u8], form: Form, max: usize) -> StoreResult<QueryOutpu
             match parsed {
                 SliceQueryResultsParserOutput::Boolean(b) => Ok(QueryOutput::Boolean(b)),
                 SliceQueryResultsParserOutput::Solutions(solutions) => {
-                    let variables = solutions
-                        .variables()
-                        .iter()
-                        .map(|v| v.as_str().to_owned())
-                        .collect();
-                    let mut rows = Vec::new();
-                    let mut truncated = false;
-                    for solution in solutions {
-                        let solution = solution.map_err(|e| bad(&e))?;
-                        if rows.len() == max {
-                            truncated = true;
-                            break;
-                        }
-                        let mut row = Solution::new();
-                        for (var, term) in solution.iter() {
-                            row.insert(var.as_str().to_owned(), from_ox_term(term.clone()));
-                        }
-                        rows.push(row);
-                    }
-                    Ok(QueryOutput::Solutions {
-                        variables,
-                        rows,
-                        truncated,
-                    })
+                    let variables = solutions.variables().to_vec();
+                    collect_solutions(&variables, solutions, max, |e| bad(&e))
                 }
             }
         }
-        Form::Graph => {
-            let mut triples = Vec::new();
-            let mut truncated = false;
-            for quad in RdfParser::from_format(RdfFormat::NTriples).for_slice(bytes) {
-                let quad = quad.map_err(|e| bad(&e))?;
-                if triples.len() == max {
-                    truncated = true;
-                    break;
-                }
-                triples.push(Triple::new(
-                    from_ox_subject(quad.subject),
-                    quad.predicate.into_string(),
-                    from_ox_term(quad.object),
-                ));
-            }
-            Ok(QueryOutput::Graph { triples, truncated })
-        }
+        Form::Graph => collect_triples(
+            RdfParser::from_format(RdfFormat::NTriples).for_slice(bytes),
+            max,
+            |e| bad(&e),
+        ),
     }
 }
 

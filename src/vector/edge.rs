@@ -194,17 +194,6 @@ impl EdgeIndex {
         .await
         .map_err(task_failed)?
     }
-
-    fn check_dimension(&self, vector: &[f32]) -> VectorResult<()> {
-        if vector.len() == self.model.dimension {
-            Ok(())
-        } else {
-            Err(VectorError::Dimension {
-                expected: self.model.dimension,
-                got: vector.len(),
-            })
-        }
-    }
 }
 
 #[async_trait]
@@ -223,7 +212,7 @@ impl VectorIndex for EdgeIndex {
         }
         let mut structs = Vec::with_capacity(points.len());
         for point in points {
-            self.check_dimension(&point.vector)?;
+            self.model.check_dimension(&point.vector)?;
             let payload = payload_value(&point.id, &point.payload)?;
             structs.push(PointStruct::new(PointId::Uuid(point.id), point.vector, payload).into());
         }
@@ -241,7 +230,7 @@ impl VectorIndex for EdgeIndex {
     }
 
     async fn search(&self, search: Search) -> VectorResult<Vec<Hit>> {
-        self.check_dimension(&search.vector)?;
+        self.model.check_dimension(&search.vector)?;
         if search.limit == 0 {
             return Ok(Vec::new());
         }
@@ -320,32 +309,20 @@ impl VectorIndex for EdgeIndex {
         let records = self
             .read(move |shard| scroll_all(shard, None, WithPayloadInterface::Fields(fields), false))
             .await?;
-        let mut sources: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for record in &records {
+        super::group_sources(records.iter().map(|record| {
             let payload = record.payload.as_ref().map(|p| &p.0);
-            let field = |name: &str| -> VectorResult<String> {
+            let field = |name: &str| {
                 payload
                     .and_then(|p| p.get(name))
                     .and_then(|v| v.as_str())
                     .map(str::to_owned)
-                    .ok_or_else(|| {
-                        VectorError::Backend(format!(
-                            "point {} has no string {name} in its payload",
-                            record.id
-                        ))
-                    })
             };
-            sources
-                .entry(field("source_id")?)
-                .or_default()
-                .insert(field("source_sha")?);
-        }
-        tracing::debug!(
-            points = records.len(),
-            sources = sources.len(),
-            "listed sources"
-        );
-        Ok(sources)
+            (
+                record.id.to_string(),
+                field("source_id"),
+                field("source_sha"),
+            )
+        }))
     }
 
     async fn delete_points(&self, ids: &[Uuid]) -> VectorResult<()> {

@@ -75,6 +75,42 @@ pub struct IndexModel {
     pub dimension: usize,
 }
 
+impl IndexModel {
+    /// Refuses a vector whose length is not the index's dimension.
+    pub fn check_dimension(&self, vector: &[f32]) -> VectorResult<()> {
+        if vector.len() == self.dimension {
+            Ok(())
+        } else {
+            Err(VectorError::Dimension {
+                expected: self.dimension,
+                got: vector.len(),
+            })
+        }
+    }
+}
+
+/// The map [`VectorIndex::sources`] returns, from `(point, source_id,
+/// source_sha)` read off each point's payload; a point missing either
+/// field is an error (shared by the backends).
+pub(crate) fn group_sources(
+    points: impl IntoIterator<Item = (String, Option<String>, Option<String>)>,
+) -> VectorResult<BTreeMap<String, BTreeSet<String>>> {
+    let mut sources: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut n = 0usize;
+    for (point, source_id, sha) in points {
+        n += 1;
+        let missing = |name: &str| {
+            VectorError::Backend(format!("point {point} has no string {name} in its payload"))
+        };
+        sources
+            .entry(source_id.ok_or_else(|| missing("source_id"))?)
+            .or_default()
+            .insert(sha.ok_or_else(|| missing("source_sha"))?);
+    }
+    tracing::debug!(points = n, sources = sources.len(), "listed sources");
+    Ok(sources)
+}
+
 /// The payload of one chunk point (ARCHITECTURE.md § Chunk payload).
 ///
 /// Arrays are never null; `source_ref` is always relative.

@@ -18,14 +18,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use backon::Retryable;
 use qdrant_client::qdrant::{
-    Condition, CountPointsBuilder, CreateCollectionBuilder, CreateFieldIndexCollectionBuilder,
-    DeletePointsBuilder, Distance, FieldType, Filter, PayloadIncludeSelector, PointId, PointStruct,
-    PointsIdsList, Query, QueryPointsBuilder, RetrievedPoint, ScrollPointsBuilder,
-    UpsertPointsBuilder, VectorInput, VectorParamsBuilder, r#match::MatchValue,
-    point_id::PointIdOptions, vector_output::Vector as OutVector, vectors_config,
-    with_payload_selector::SelectorOptions,
+    CollectionInfo, Condition, CountPointsBuilder, CreateCollectionBuilder,
+    CreateFieldIndexCollectionBuilder, DeletePointsBuilder, Distance, FieldType, Filter,
+    PayloadIncludeSelector, PointId, PointStruct, PointsIdsList, Query, QueryPointsBuilder,
+    RetrievedPoint, ScrollPointsBuilder, UpsertPointsBuilder, VectorInput, VectorParamsBuilder,
+    r#match::MatchValue, point_id::PointIdOptions, points_selector::PointsSelectorOneOf,
+    vector_output::Vector as OutVector, vectors_config, with_payload_selector::SelectorOptions,
 };
 use qdrant_client::{Payload, Qdrant, QdrantError};
 use uuid::Uuid;
@@ -95,11 +94,7 @@ impl std::fmt::Debug for QdrantIndex {
     }
 }
 
-/// One failed attempt: whether trying again may help, and the error.
-struct Attempt {
-    transient: bool,
-    error: VectorError,
-}
+type Attempt = crate::retry::Attempt<VectorError>;
 
 fn attempt(e: QdrantError, what: &str) -> Attempt {
     use tonic::Code;
@@ -219,17 +214,11 @@ impl QdrantIndex {
         Fut: std::future::Future<Output = Result<T, QdrantError>>,
     {
         let mut call = call;
-        (|| {
+        crate::retry::retrying(self.settings.retries, what, || {
             let fut = call();
             async move { fut.await.map_err(|e| attempt(e, what)) }
         })
-        .retry(crate::config::backoff(self.settings.retries))
-        .when(|a: &Attempt| a.transient)
-        .notify(|a: &Attempt, wait: Duration| {
-            tracing::warn!(what, error = %a.error, ?wait, "qdrant call failed; retrying");
-        })
         .await
-        .map_err(|a| a.error)
     }
 
     async fn create_collection(&self) -> VectorResult<()> {
@@ -262,14 +251,17 @@ impl QdrantIndex {
         }
     }
 
+    async fn collection_info(&self) -> VectorResult<CollectionInfo> {
+        self.retry("collection_info", || async {
+            self.client.collection_info(&self.settings.collection).await
+        })
+        .await?
+        .result
+        .ok_or_else(|| self.backend_error("the server returned no collection info"))
+    }
+
     async fn check_collection(&self) -> VectorResult<()> {
-        let info = self
-            .retry("collection_info", || async {
-                self.client.collection_info(&self.settings.collection).await
-            })
-            .await?
-            .result
-            .ok_or_else(|| self.backend_error("the server returned no collection info"))?;
+        let info = self.collection_info().await?;
         let config = info
             .config
             .ok_or_else(|| self.backend_error("the collection has no config"))?;
@@ -311,13 +303,7 @@ impl QdrantIndex {
     }
 
     async fn ensure_payload_indexes(&self) -> VectorResult<()> {
-        let info = self
-            .retry("collection_info", || async {
-                self.client.collection_info(&self.settings.collection).await
-            })
-            .await?
-            .result
-            .ok_or_else(|| self.backend_error("the server returned no collection info"))?;
+        let info = self.collection_info().await?;
         for field in INDEXED_FIELDS {
             if info.payload_schema.contains_key(field) {
                 continue;
@@ -340,19 +326,24 @@ impl QdrantIndex {
         Ok(())
     }
 
-    fn backend_error(&self, msg: &str) -> VectorError {
-        VectorError::Backend(format!("{}: {msg}", self.location))
+    /// Deletes the points `selector` picks (ids or a filter), waiting for
+    /// the server to apply it.
+    async fn delete(&self, selector: impl Into<PointsSelectorOneOf> + Clone) -> VectorResult<()> {
+        self.retry("delete_points", || async {
+            self.client
+                .delete_points(
+                    DeletePointsBuilder::new(&self.settings.collection)
+                        .points(selector.clone())
+                        .wait(true),
+                )
+                .await
+        })
+        .await?;
+        Ok(())
     }
 
-    fn check_dimension(&self, vector: &[f32]) -> VectorResult<()> {
-        if vector.len() == self.model.dimension {
-            Ok(())
-        } else {
-            Err(VectorError::Dimension {
-                expected: self.model.dimension,
-                got: vector.len(),
-            })
-        }
+    fn backend_error(&self, msg: &str) -> VectorError {
+        VectorError::Backend(format!("{}: {msg}", self.location))
     }
 
     /// Every point matching `filter`, page by page.
@@ -481,7 +472,7 @@ impl VectorIndex for QdrantIndex {
             return Ok(());
         }
         for p in &points {
-            self.check_dimension(&p.vector)?;
+            self.model.check_dimension(&p.vector)?;
         }
         let n = points.len();
         let structs = points
@@ -504,7 +495,7 @@ impl VectorIndex for QdrantIndex {
     }
 
     async fn search(&self, search: Search) -> VectorResult<Vec<Hit>> {
-        self.check_dimension(&search.vector)?;
+        self.model.check_dimension(&search.vector)?;
         if search.limit == 0 {
             return Ok(Vec::new());
         }
@@ -585,32 +576,14 @@ impl VectorIndex for QdrantIndex {
             fields: vec!["source_id".into(), "source_sha".into()],
         });
         let records = self.scroll_all(None, fields, false).await?;
-        let mut sources: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for record in &records {
-            let field = |name: &str| -> VectorResult<String> {
-                record
-                    .payload
-                    .get(name)
-                    .and_then(|v| v.as_str())
-                    .map(|s| s.to_owned())
-                    .ok_or_else(|| {
-                        VectorError::Backend(format!(
-                            "point {:?} has no string {name} in its payload",
-                            record.id
-                        ))
-                    })
-            };
-            sources
-                .entry(field("source_id")?)
-                .or_default()
-                .insert(field("source_sha")?);
-        }
-        tracing::debug!(
-            points = records.len(),
-            sources = sources.len(),
-            "listed sources"
-        );
-        Ok(sources)
+        super::group_sources(records.iter().map(|record| {
+            let field = |name: &str| record.payload.get(name).and_then(|v| v.as_str()).cloned();
+            (
+                format!("{:?}", record.id),
+                field("source_id"),
+                field("source_sha"),
+            )
+        }))
     }
 
     async fn delete_points(&self, ids: &[Uuid]) -> VectorResult<()> {
@@ -618,17 +591,8 @@ impl VectorIndex for QdrantIndex {
             return Ok(());
         }
         for batch in ids.chunks(self.settings.batch.max(1)) {
-            let list = PointsIdsList {
+            self.delete(PointsIdsList {
                 ids: point_ids(batch),
-            };
-            self.retry("delete_points", || async {
-                self.client
-                    .delete_points(
-                        DeletePointsBuilder::new(&self.settings.collection)
-                            .points(list.clone())
-                            .wait(true),
-                    )
-                    .await
             })
             .await?;
         }
@@ -652,16 +616,7 @@ impl VectorIndex for QdrantIndex {
             .result
             .map_or(0, |c| c.count as usize);
         if n > 0 {
-            self.retry("delete_points", || async {
-                self.client
-                    .delete_points(
-                        DeletePointsBuilder::new(&self.settings.collection)
-                            .points(filter.clone())
-                            .wait(true),
-                    )
-                    .await
-            })
-            .await?;
+            self.delete(filter).await?;
         }
         tracing::debug!(source_id, points = n, "deleted source");
         Ok(n)

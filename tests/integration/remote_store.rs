@@ -268,6 +268,15 @@ async fn speaks_the_sparql_protocol_and_retries_transient_failures() {
     }
 }
 
+/// A query with its graphs given, so only the query itself goes out.
+fn ask_in_g() -> SparqlQuery {
+    SparqlQuery {
+        default_graphs: vec!["urn:g".into()],
+        named_graphs: vec!["urn:g".into()],
+        ..SparqlQuery::new("ASK { ?s ?p ?o }")
+    }
+}
+
 #[tokio::test]
 async fn a_store_that_stays_down_is_a_storage_error_and_a_bad_request_is_not_retried() {
     let (base, seen) = fake::start(vec![]).await;
@@ -275,14 +284,7 @@ async fn a_store_that_stays_down_is_a_storage_error_and_a_bad_request_is_not_ret
     // Down for longer than the retries last: 503 to the caller.
     seen.lock().unwrap().script = vec![503; 10];
     seen.lock().unwrap().requests.clear();
-    let err = store
-        .query(daemoniq::store::SparqlQuery {
-            default_graphs: vec!["urn:g".into()],
-            named_graphs: vec!["urn:g".into()],
-            ..SparqlQuery::new("ASK { ?s ?p ?o }")
-        })
-        .await
-        .unwrap_err();
+    let err = store.query(ask_in_g()).await.unwrap_err();
     assert!(matches!(err, StoreError::Storage(_)), "{err:?}");
     assert_eq!(seen.lock().unwrap().requests.len(), 3, "1 try + 2 retries");
     let api: daemoniq::error::ApiError = err.into();
@@ -294,14 +296,7 @@ async fn a_store_that_stays_down_is_a_storage_error_and_a_bad_request_is_not_ret
     // A 400 is the query's fault: no retry, an evaluation error.
     seen.lock().unwrap().script = vec![400];
     seen.lock().unwrap().requests.clear();
-    let err = store
-        .query(daemoniq::store::SparqlQuery {
-            default_graphs: vec!["urn:g".into()],
-            named_graphs: vec!["urn:g".into()],
-            ..SparqlQuery::new("ASK { ?s ?p ?o }")
-        })
-        .await
-        .unwrap_err();
+    let err = store.query(ask_in_g()).await.unwrap_err();
     assert!(
         matches!(&err, StoreError::Evaluation(m) if m.contains("scripted failure")),
         "{err:?}"
@@ -310,14 +305,7 @@ async fn a_store_that_stays_down_is_a_storage_error_and_a_bad_request_is_not_ret
 
     // Wrong credentials say so.
     seen.lock().unwrap().script = vec![401];
-    let err = store
-        .query(daemoniq::store::SparqlQuery {
-            default_graphs: vec!["urn:g".into()],
-            named_graphs: vec!["urn:g".into()],
-            ..SparqlQuery::new("ASK { ?s ?p ?o }")
-        })
-        .await
-        .unwrap_err();
+    let err = store.query(ask_in_g()).await.unwrap_err();
     assert!(
         matches!(&err, StoreError::Storage(m) if m.contains("credentials")),
         "{err:?}"
