@@ -142,8 +142,14 @@ impl ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
+        Self::from(&e)
+    }
+}
+
+impl From<&StoreError> for ApiError {
+    fn from(e: &StoreError) -> Self {
         match e {
-            StoreError::Syntax(msg) => Self::new(ErrorCode::MalformedQuery, msg),
+            StoreError::Syntax(msg) => Self::new(ErrorCode::MalformedQuery, msg.clone()),
             StoreError::UpdateRefused => Self::new(ErrorCode::UpdateForbidden, e.to_string()),
             StoreError::ServiceRefused(_) => Self::new(ErrorCode::ServiceForbidden, e.to_string()),
             StoreError::Timeout(_) => {
@@ -151,8 +157,8 @@ impl From<StoreError> for ApiError {
                 err.retry_after = Some(1);
                 err
             }
-            StoreError::Evaluation(msg) => Self::new(ErrorCode::QueryFailed, msg),
-            StoreError::InvalidRdf(msg) => Self::new(ErrorCode::ValidationFailed, msg),
+            StoreError::Evaluation(msg) => Self::new(ErrorCode::QueryFailed, msg.clone()),
+            StoreError::InvalidRdf(msg) => Self::new(ErrorCode::ValidationFailed, msg.clone()),
             StoreError::Storage(detail) => {
                 // A store that is down (a remote endpoint restarting, a disk
                 // gone) may be back shortly, as with the vector index.
@@ -169,6 +175,37 @@ impl From<crate::vector::VectorError> for ApiError {
         let mut err = Self::internal(ErrorCode::IndexUnavailable, &e);
         err.retry_after = Some(5);
         err
+    }
+}
+
+impl From<crate::answer::RequestError> for ApiError {
+    fn from(e: crate::answer::RequestError) -> Self {
+        Self::invalid(e.to_string())
+            .with_details(serde_json::json!({ "field": e.field, "reason": e.reason }))
+    }
+}
+
+impl From<&crate::answer::Fault> for ApiError {
+    fn from(f: &crate::answer::Fault) -> Self {
+        use crate::answer::Fault;
+        match f {
+            Fault::Index(e) => {
+                let mut err = Self::internal(ErrorCode::IndexUnavailable, e);
+                err.retry_after = Some(5);
+                err
+            }
+            Fault::Embed(e) => Self::internal(ErrorCode::EmbeddingFailed, e),
+            Fault::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<crate::answer::RetrieveError> for ApiError {
+    fn from(e: crate::answer::RetrieveError) -> Self {
+        match e {
+            crate::answer::RetrieveError::Request(e) => e.into(),
+            crate::answer::RetrieveError::Fault(f) => (&f).into(),
+        }
     }
 }
 

@@ -21,6 +21,7 @@ pub mod retry;
 pub mod schema;
 pub mod state;
 pub mod store;
+pub mod text;
 pub mod topology;
 pub mod validate;
 pub mod vector;

@@ -264,10 +264,10 @@ async fn ask_cmd(cli: &Cli, args: &AskArgs) -> Result<ExitCode> {
     };
     let resp = match daemoniq::answer::chat(&state, req).await {
         Ok(r) => r,
-        Err(e) => bail!("{}", e.message),
+        Err(e) => bail!("{e}"),
     };
     if args.json {
-        let mut v = serde_json::to_value(&resp)?;
+        let (_, _, mut v) = daemoniq::http::chat_envelope(&resp);
         if !args.trace
             && let Some(o) = v.as_object_mut()
         {
@@ -276,7 +276,7 @@ async fn ask_cmd(cli: &Cli, args: &AskArgs) -> Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         if let Some(e) = &resp.error {
-            bail!("{}", e.message);
+            bail!("{e}");
         }
         if let Some(a) = &resp.answer {
             println!("{}\n", a.answer);

@@ -134,6 +134,7 @@ pub struct AppState {
     topology: RwLock<Arc<Topology>>,
     docs: std::sync::OnceLock<Arc<crate::ingest::DocService>>,
     grounder: RwLock<Arc<Grounder>>,
+    cues: RwLock<Arc<crate::text::Cues>>,
     answer: RwLock<Arc<AnswerConfig>>,
     audit: std::sync::OnceLock<Arc<AuditLog>>,
 }
@@ -147,6 +148,7 @@ impl AppState {
     ) -> StoreResult<Arc<Self>> {
         let topology = Topology::build(store.as_ref()).await?;
         let grounder = Grounder::load(store.as_ref(), &ontology).await?;
+        let cues = crate::text::Cues::load(store.as_ref()).await?;
         Ok(Arc::new(Self {
             store,
             http,
@@ -155,6 +157,7 @@ impl AppState {
             topology: RwLock::new(Arc::new(topology)),
             docs: std::sync::OnceLock::new(),
             grounder: RwLock::new(Arc::new(grounder)),
+            cues: RwLock::new(Arc::new(cues)),
             answer: RwLock::new(Arc::new(AnswerConfig::default())),
             audit: std::sync::OnceLock::new(),
         }))
@@ -212,12 +215,19 @@ impl AppState {
         Arc::clone(&self.grounder.read().unwrap_or_else(|p| p.into_inner()))
     }
 
+    /// The question cues.
+    pub fn cues(&self) -> Arc<crate::text::Cues> {
+        Arc::clone(&self.cues.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
     /// Rebuilds the ontology index, topology and grounder after the graph
     /// changed.
     pub async fn refresh(&self) -> StoreResult<()> {
         let ontology = Ontology::load(self.store.as_ref()).await?;
         let topology = Topology::build(self.store.as_ref()).await?;
         let grounder = Grounder::load(self.store.as_ref(), &ontology).await?;
+        let cues = crate::text::Cues::load(self.store.as_ref()).await?;
+        *self.cues.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(cues);
         *self.ontology.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(ontology);
         *self.topology.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(topology);
         *self.grounder.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(grounder);

@@ -8,7 +8,7 @@ use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 /// A relation kept in the projection, always in its forward direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -81,6 +81,71 @@ pub struct Reached {
     pub node: NodeView,
     /// Hops from the start.
     pub distance: usize,
+}
+
+/// Which way a walk follows `feeds`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Way {
+    /// Against `feeds`: what feeds the node.
+    Upstream,
+    /// Along `feeds`: what the node feeds.
+    Downstream,
+}
+
+/// A node a walk reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// The node.
+    pub node: String,
+    /// Hops from the start.
+    pub distance: usize,
+    /// The node it was reached from (the start, one of its parts, or an
+    /// earlier step).
+    pub from: String,
+}
+
+/// A breadth-first walk along `feeds` ([`Topology::walk`]), in the order
+/// the nodes were reached.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// Every node reached, in order.
+    pub steps: Vec<Step>,
+}
+
+impl Walk {
+    /// Whether the walk reached `node`.
+    pub fn reaches(&self, node: &str) -> bool {
+        self.steps.iter().any(|s| s.node == node)
+    }
+
+    /// The nodes reached, in order.
+    pub fn nodes(&self) -> impl Iterator<Item = &str> {
+        self.steps.iter().map(|s| s.node.as_str())
+    }
+
+    /// The nodes one hop away.
+    pub fn direct(&self) -> Vec<String> {
+        self.steps
+            .iter()
+            .filter(|s| s.distance == 1)
+            .map(|s| s.node.clone())
+            .collect()
+    }
+
+    /// The nodes between `node` and the start, nearest to `node` first
+    /// (the start, or the part of it the walk left from, last).
+    pub fn path_back(&self, node: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut cur = node;
+        while let Some(prev) = self.steps.iter().find(|s| s.node == cur).map(|s| &s.from) {
+            if out.contains(prev) {
+                break;
+            }
+            out.push(prev.clone());
+            cur = prev;
+        }
+        out
+    }
 }
 
 /// How a user-supplied id resolved.
@@ -284,65 +349,94 @@ impl Topology {
             })
     }
 
-    /// The node and everything it (transitively) has as parts, or is part of.
-    fn with_parts(&self, i: NodeIndex, dir: Direction) -> Vec<NodeIndex> {
-        let mut seen = vec![i];
-        let mut k = 0;
-        while k < seen.len() {
-            let next: Vec<_> = self.related(seen[k], Rel::HasPart, dir).collect();
-            for n in next {
-                if !seen.contains(&n) {
-                    seen.push(n);
+    /// Everything reachable from `iri` along `hasPart`, towards the parts
+    /// (`Outgoing`) or the containers (`Incoming`), breadth first with
+    /// neighbours in IRI order, `iri` itself left out.
+    fn part_closure(&self, iri: &str, dir: Direction) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut queue: VecDeque<String> = VecDeque::from([iri.to_owned()]);
+        while let Some(n) = queue.pop_front() {
+            let next = match dir {
+                Direction::Outgoing => self.out_of(&n, Rel::HasPart),
+                Direction::Incoming => self.into(&n, Rel::HasPart),
+            };
+            for c in next {
+                if c != iri && !out.contains(&c) {
+                    out.push(c.clone());
+                    queue.push_back(c);
                 }
             }
-            k += 1;
         }
-        seen
+        out
     }
 
-    /// Transitive `feeds` traversal. Downstream follows feeds forward from the
-    /// node and its parts; upstream follows them backward and includes the
-    /// equipment that an upstream part belongs to (a fan's AHU).
-    fn traverse(&self, iri: &str, depth: usize, dir: Direction) -> Vec<Reached> {
-        let Some(&start) = self.index.get(iri) else {
-            return Vec::new();
-        };
-        let (expand_dir, feed_dir) = match dir {
-            Direction::Outgoing => (Direction::Outgoing, Direction::Outgoing),
-            Direction::Incoming => (Direction::Incoming, Direction::Incoming),
-        };
-        let mut dist: BTreeMap<NodeIndex, usize> = BTreeMap::new();
-        let mut queue = VecDeque::new();
-        let mut visited: HashSet<NodeIndex> = self
-            .with_parts(start, Direction::Outgoing)
-            .into_iter()
-            .collect();
-        for n in &visited {
-            queue.push_back((*n, 0));
-        }
+    /// The parts of a node along `hasPart`, transitively, nearest first.
+    pub fn parts(&self, iri: &str) -> Vec<String> {
+        self.part_closure(iri, Direction::Outgoing)
+    }
+
+    /// What a node is part of along `hasPart`, transitively, nearest first.
+    pub fn containers(&self, iri: &str) -> Vec<String> {
+        self.part_closure(iri, Direction::Incoming)
+    }
+
+    /// The equipment (or location) that has `point` as a point.
+    pub fn owner_of_point(&self, point: &str) -> Option<String> {
+        self.into(point, Rel::HasPoint).into_iter().next()
+    }
+
+    /// The breadth-first walk along `feeds` from a node, at most `depth`
+    /// hops. The walk starts from the node and its parts (a VAV's damper
+    /// feeds the zone too); upstream, the equipment an upstream part
+    /// belongs to is reached with it (a supply fan's AHU); what the node
+    /// itself is part of is never reached (an AHU is not upstream of its
+    /// own fan). Each node is reached once, at its shortest distance, with
+    /// the node it was reached from; neighbours are taken in IRI order, so
+    /// the walk is the same on every store.
+    pub fn walk(&self, iri: &str, way: Way, depth: usize) -> Walk {
+        let mut group = vec![iri.to_owned()];
+        group.extend(self.parts(iri));
+        let skip: HashSet<String> = self.containers(iri).into_iter().collect();
+        let mut seen: HashSet<String> = group.iter().cloned().collect();
+        let mut queue: VecDeque<(String, usize)> = group.iter().map(|g| (g.clone(), 0)).collect();
+        let mut steps = Vec::new();
         while let Some((n, d)) = queue.pop_front() {
             if d >= depth {
                 continue;
             }
-            for next in self.related(n, Rel::Feeds, feed_dir).collect::<Vec<_>>() {
-                let group = if expand_dir == Direction::Incoming {
-                    self.with_parts(next, Direction::Incoming)
-                } else {
-                    vec![next]
-                };
-                for m in group {
-                    if visited.insert(m) {
-                        dist.insert(m, d + 1);
-                        queue.push_back((m, d + 1));
+            let next = match way {
+                Way::Upstream => self.into(&n, Rel::Feeds),
+                Way::Downstream => self.out_of(&n, Rel::Feeds),
+            };
+            for m in next {
+                let mut reached = vec![m.clone()];
+                if way == Way::Upstream {
+                    reached.extend(self.containers(&m));
+                }
+                for r in reached {
+                    if skip.contains(&r) || !seen.insert(r.clone()) {
+                        continue;
                     }
+                    steps.push(Step {
+                        node: r.clone(),
+                        distance: d + 1,
+                        from: n.clone(),
+                    });
+                    queue.push_back((r, d + 1));
                 }
             }
         }
-        let mut out: Vec<Reached> = dist
-            .into_iter()
-            .map(|(n, distance)| Reached {
-                node: self.view(&self.graph[n]),
-                distance,
+        Walk { steps }
+    }
+
+    /// The API view of a walk: every node reached, nearest first, then by IRI.
+    fn reached(&self, walk: &Walk) -> Vec<Reached> {
+        let mut out: Vec<Reached> = walk
+            .steps
+            .iter()
+            .map(|s| Reached {
+                node: self.view(&s.node),
+                distance: s.distance,
             })
             .collect();
         out.sort_by(|a, b| {
@@ -353,14 +447,14 @@ impl Topology {
         out
     }
 
-    /// Everything that (transitively) feeds the node.
+    /// Everything that (transitively) feeds the node, within `depth` hops.
     pub fn upstream(&self, iri: &str, depth: usize) -> Vec<Reached> {
-        self.traverse(iri, depth, Direction::Incoming)
+        self.reached(&self.walk(iri, Way::Upstream, depth))
     }
 
-    /// Everything the node (transitively) feeds.
+    /// Everything the node (transitively) feeds, within `depth` hops.
     pub fn downstream(&self, iri: &str, depth: usize) -> Vec<Reached> {
-        self.traverse(iri, depth, Direction::Outgoing)
+        self.reached(&self.walk(iri, Way::Downstream, depth))
     }
 
     /// The neighbourhood within `depth` hops over every relation, for drawing.
@@ -456,6 +550,38 @@ mod tests {
             .map(|r| r.node.id)
             .collect();
         assert_eq!(down, vec!["vav", "zone"]);
+    }
+
+    #[test]
+    fn walks_keep_their_paths_and_never_reach_what_the_start_is_part_of() {
+        let t = topo(&[
+            ("ahu", Rel::HasPart, "fan"),
+            ("ahu", Rel::HasPart, "coil"),
+            ("coil", Rel::Feeds, "fan"),
+            ("fan", Rel::Feeds, "vav"),
+            ("vav", Rel::Feeds, "zone"),
+            ("chiller", Rel::Feeds, "coil"),
+        ]);
+        // Upstream of the fan: the coil and what feeds it, never the
+        // fan's own AHU (the coil is part of it too).
+        let w = t.walk("fan", Way::Upstream, 10);
+        assert_eq!(w.nodes().collect::<Vec<_>>(), ["coil", "chiller"]);
+        assert_eq!(w.path_back("chiller"), ["coil", "fan"]);
+        // Upstream of the zone: the AHU is reached with its fan.
+        let w = t.walk("zone", Way::Upstream, 10);
+        assert_eq!(
+            w.nodes().collect::<Vec<_>>(),
+            ["vav", "fan", "ahu", "coil", "chiller"]
+        );
+        assert_eq!(w.path_back("ahu"), ["vav", "zone"]);
+        assert_eq!(w.direct(), ["vav"]);
+        // The API lists the same nodes, nearest first, then by IRI.
+        let api: Vec<String> = t.upstream("zone", 10).into_iter().map(|r| r.node.id).collect();
+        assert_eq!(api, ["vav", "ahu", "fan", "coil", "chiller"]);
+        // Downstream of the AHU starts from its parts.
+        let w = t.walk("ahu", Way::Downstream, 10);
+        assert_eq!(w.nodes().collect::<Vec<_>>(), ["vav", "zone"]);
+        assert_eq!(t.walk("ahu", Way::Downstream, 1).direct(), ["vav"]);
     }
 
     #[test]

@@ -3,15 +3,28 @@
 //! location, product, definitions, Haystack tags), whether it counts, and
 //! whether it asks for live data the graph does not hold.
 //!
-//! The cue words are English, not domain knowledge: which equipment,
-//! classes and tags exist always comes from the store through the grounder.
+//! The cue words come from the store ([`Cues`], `ontology/core/cues.ttl`);
+//! which equipment, classes and tags exist always comes from the grounder.
 
 use crate::ground::{EntityKind, Grounding};
+use crate::text::{Cue, Cues, stem, words};
 use serde::Serialize;
 
 /// One thing a question asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    strum::IntoStaticStr,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Intent {
     /// What feeds X (transitively).
     Upstream,
@@ -36,17 +49,7 @@ pub enum Intent {
 impl Intent {
     /// Name in traces.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Upstream => "upstream",
-            Self::Downstream => "downstream",
-            Self::Relation => "relation",
-            Self::Parts => "parts",
-            Self::Points => "points",
-            Self::Location => "location",
-            Self::Product => "product",
-            Self::Definition => "definition",
-            Self::Tags => "tags",
-        }
+        self.into()
     }
 }
 
@@ -77,105 +80,12 @@ impl Reading {
     pub fn has(&self, intent: Intent) -> bool {
         self.intents.contains(&intent)
     }
-}
 
-const FEED_VERBS: &[&str] = &[
-    "feed",
-    "feeds",
-    "feeding",
-    "serve",
-    "serves",
-    "serving",
-    "supplies",
-    "supplying",
-];
-const UP_WORDS: &[&str] = &["upstream", "fed", "served", "supplied", "feeders"];
-const DOWN_WORDS: &[&str] = &["downstream", "reach", "reaches"];
-const PATH_WORDS: &[&str] = &["path", "trace"];
-const PART_WORDS: &[&str] = &["inside", "parts", "components", "consist", "consists"];
-// "setpoint" is left out: "the max setpoint" asks a sequence for a value.
-const POINT_WORDS: &[&str] = &["point", "points", "sensor", "sensors"];
-const HAVE_WORDS: &[&str] = &["have", "has", "list"];
-const LOCATION_WORDS: &[&str] = &["where", "located", "location", "wheres"];
-const PLACE_WORDS: &[&str] = &["room", "floor", "building", "space"];
-const PRODUCT_WORDS: &[&str] = &[
-    "model",
-    "product",
-    "make",
-    "manufacturer",
-    "controller",
-    "mapping",
-    "installed",
-    "datasheet",
-];
-const DEFINE_WORDS: &[&str] = &[
-    "define",
-    "definition",
-    "definiton",
-    "defintion",
-    "meaning",
-    "mean",
-    "means",
-    "equivalent",
-    "parent",
-    "subclass",
-];
-const TAG_WORDS: &[&str] = &["tag", "tags", "haystack", "marker", "markers"];
-const LIVE_PHRASES: &[&str] = &[
-    "right now",
-    "currently",
-    "current value",
-    "current reading",
-    "live value",
-    "at the moment",
-    "real time",
-    "realtime",
-    "present value",
-];
-/// Words that carry no content of their own in a question.
-const QUESTION_WORDS: &[&str] = &[
-    "a", "an", "the", "of", "in", "on", "at", "to", "is", "are", "was", "were", "be", "and", "or",
-    "for", "by", "with", "from", "it", "its", "this", "that", "these", "those", "do", "does",
-    "did", "what", "whats", "wat", "which", "how", "who", "when", "where", "wheres", "why", "not",
-    "no", "as", "if", "than", "there", "any", "all", "me", "my", "i", "we", "our", "you", "your",
-    "can", "could", "would", "should", "will", "s", "w", "per", "about", "tell", "give", "list",
-    "show", "say", "says", "said", "here", "get", "got", "have", "has", "had", "after", "before",
-    "then", "so", "up", "out", "into", "over", "under", "between", "vs", "whose", "whom", "much",
-    "many", "other", "same", "kind", "type", "one", "ones", "some", "their", "they", "them", "he",
-    "she", "his", "her", "need", "needs", "like", "also", "just", "only", "yes",
-];
-
-/// Lower-case words of a text: letters, digits and inner hyphens.
-pub fn words(text: &str) -> Vec<String> {
-    text.to_lowercase()
-        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
-        .map(|w| w.trim_matches(|c| c == '-' || c == '\''))
-        .filter(|w| !w.is_empty())
-        .map(|w| w.replace('\'', ""))
-        .collect()
-}
-
-/// A crude English stem: plural and verb endings off, so "restarts",
-/// "restarted" and "restart" meet.
-pub fn stem(word: &str) -> String {
-    let w = word.to_lowercase();
-    for suffix in ["ing", "ed", "es", "s"] {
-        if w.len() > suffix.len() + 3
-            && let Some(base) = w.strip_suffix(suffix)
-        {
-            return base.to_owned();
+    fn push(&mut self, intent: Intent) {
+        if !self.intents.contains(&intent) {
+            self.intents.push(intent);
         }
     }
-    w
-}
-
-fn any(words: &[String], list: &[&str]) -> bool {
-    words.iter().any(|w| list.contains(&w.as_str()))
-}
-
-/// Where the first word of `list` stands, as a word index.
-fn position(words: &[String], list: &[&str]) -> Option<usize> {
-    words.iter().position(|w| list.contains(&w.as_str()))
 }
 
 /// Haystack tags grounded outside any equipment kind or point type ("co2"
@@ -197,27 +107,38 @@ pub fn point_tags(g: &Grounding) -> Vec<String> {
         .collect()
 }
 
-/// Reads a question. `is_location` tells whether an IRI names a location;
-/// `filter_class` whether the question names an equipment class other than
-/// those of the instances it names ("which *chillers* feed VAV-3-07").
+/// The content words of a question: its words without function words and
+/// without the names the grounder matched, stemmed, no duplicates.
+pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
+    let named: Vec<String> = g.entities.iter().flat_map(|e| words(&e.matched)).collect();
+    w.iter()
+        .filter(|x| !cues.is(Cue::FunctionWord, x) && !named.contains(x))
+        .map(|x| stem(x))
+        .fold(Vec::new(), |mut acc, x| {
+            if !acc.contains(&x) {
+                acc.push(x);
+            }
+            acc
+        })
+}
+
+/// Reads a question (`lower`: its text in lower case, `w`: its words).
+/// `is_location` tells whether an IRI names a location; `filter_class`
+/// whether the question names an equipment class other than those of the
+/// instances it names ("which *chillers* feed VAV-3-07").
 pub fn read(
-    query: &str,
+    cues: &Cues,
+    lower: &str,
+    w: &[String],
     g: &Grounding,
     is_location: impl Fn(&str) -> bool,
     filter_class: bool,
 ) -> Reading {
-    let lower = query.to_lowercase();
-    let w = words(query);
     let mut r = Reading {
-        count: lower.contains("how many") || lower.contains("number of") || any(&w, &["count"]),
-        telemetry: LIVE_PHRASES.iter().any(|p| lower.contains(p)),
+        count: cues.in_text(Cue::CountPhrase, lower) || cues.any(Cue::Count, w),
+        telemetry: cues.in_text(Cue::Live, lower),
         ..Reading::default()
     };
-    fn push_to(list: &mut Vec<Intent>, i: Intent) {
-        if !list.contains(&i) {
-            list.push(i);
-        }
-    }
     let instances: Vec<&crate::ground::Entity> = g
         .entities
         .iter()
@@ -225,78 +146,59 @@ pub fn read(
         .collect();
     let products = g.entities.iter().any(|e| e.kind == EntityKind::Product);
 
-    let defines = any(&w, DEFINE_WORDS)
-        || lower.contains("stand for")
-        || lower.contains("stands for")
-        || lower.contains("what is a ")
-        || lower.contains("what's a ")
-        || lower.contains("whats a ")
-        || lower.contains("what is an ")
-        || lower.contains("same class")
-        || lower.contains("same as")
-        || lower.contains("brick say")
-        || lower.contains('=');
-    let parts = any(&w, PART_WORDS);
+    let parts = cues.any(Cue::Parts, w);
     if parts {
-        push_to(&mut r.intents, Intent::Parts);
+        r.push(Intent::Parts);
     }
-    if any(&w, POINT_WORDS)
-        || ((!g.point_types.is_empty() || !point_tags(g).is_empty()) && any(&w, HAVE_WORDS))
+    if cues.any(Cue::Points, w)
+        || ((!g.point_types.is_empty() || !point_tags(g).is_empty()) && cues.any(Cue::Have, w))
     {
-        push_to(&mut r.intents, Intent::Points);
+        r.push(Intent::Points);
     }
     let place_question = w
         .windows(2)
-        .any(|p| matches!(p[0].as_str(), "which" | "what") && PLACE_WORDS.contains(&p[1].as_str()));
+        .any(|p| cues.is(Cue::Which, &p[0]) && cues.is(Cue::Place, &p[1]));
     let location_subject = instances.iter().any(|e| is_location(&e.iri));
-    if any(&w, LOCATION_WORDS)
+    if cues.any(Cue::Location, w)
         || place_question
-        || (location_subject && any(&w, &["equipment", "contains"]))
+        || (location_subject && cues.any(Cue::Contents, w))
     {
-        push_to(&mut r.intents, Intent::Location);
+        r.push(Intent::Location);
     }
-    if any(&w, PRODUCT_WORDS)
-        || (products
-            && (lower.contains("brick class")
-                || lower.contains("haystack kind")
-                || lower.contains("which equipment")
-                || r.count))
+    if cues.any(Cue::Product, w)
+        || (products && (cues.in_text(Cue::ProductPhrase, lower) || r.count))
     {
-        push_to(&mut r.intents, Intent::Product);
+        r.push(Intent::Product);
     }
-    if any(&w, TAG_WORDS) {
-        push_to(&mut r.intents, Intent::Tags);
+    if cues.any(Cue::Tags, w) {
+        r.push(Intent::Tags);
     }
-    if defines {
-        push_to(&mut r.intents, Intent::Definition);
+    if cues.any(Cue::Define, w) || cues.in_text(Cue::DefinePhrase, lower) {
+        r.push(Intent::Definition);
     }
     // Feeds: explicit words first, then the order of verb and entity.
-    let lower_words = &w;
-    let up = any(lower_words, UP_WORDS);
-    let down = any(lower_words, DOWN_WORDS);
-    let verb = position(lower_words, FEED_VERBS);
-    if up {
-        push_to(&mut r.intents, Intent::Upstream);
+    if cues.any(Cue::Upstream, w) {
+        r.push(Intent::Upstream);
     }
-    if down {
-        push_to(&mut r.intents, Intent::Downstream);
+    if cues.any(Cue::Downstream, w) {
+        r.push(Intent::Downstream);
     }
-    if let Some(v) = verb {
+    if let Some(v) = cues.position(Cue::FeedVerb, w) {
         let entity_at = instances.first().and_then(|e| {
             let m = e.matched.to_lowercase();
             let at = lower.find(&m)?;
             Some(words(&lower[..at]).len())
         });
         match entity_at {
-            Some(e) if e < v => push_to(&mut r.intents, Intent::Downstream),
-            Some(_) => push_to(&mut r.intents, Intent::Upstream),
-            None => push_to(&mut r.intents, Intent::Relation),
+            Some(e) if e < v => r.push(Intent::Downstream),
+            Some(_) => r.push(Intent::Upstream),
+            None => r.push(Intent::Relation),
         }
     }
     // "on AHU-2" / "... is that box on?": a feeds relation only when
     // nothing else was asked and the question names two instances or a
     // class to look for.
-    let on_at = w.iter().position(|x| x == "on");
+    let on_at = w.iter().position(|x| cues.is(Cue::On, x));
     let on_entity = on_at.is_some_and(|i| {
         i + 1 == w.len()
             || instances.iter().any(|e| {
@@ -306,29 +208,18 @@ pub fn read(
             })
     });
     let on_relation = on_entity && r.intents.is_empty() && (instances.len() >= 2 || filter_class);
-    let path = any(&w, PATH_WORDS) && !parts;
+    let path = cues.any(Cue::Path, w) && !parts;
     if (on_relation || path)
         && !r.has(Intent::Upstream)
         && !r.has(Intent::Downstream)
         && (r.intents.is_empty() || path)
     {
-        push_to(&mut r.intents, Intent::Relation);
+        r.push(Intent::Relation);
     }
     if r.count && r.intents.is_empty() && !instances.is_empty() {
-        push_to(&mut r.intents, Intent::Relation);
+        r.push(Intent::Relation);
     }
-
-    let named: Vec<String> = g.entities.iter().flat_map(|e| words(&e.matched)).collect();
-    r.focus = w
-        .iter()
-        .filter(|x| !QUESTION_WORDS.contains(&x.as_str()) && !named.contains(x))
-        .map(|x| stem(x))
-        .fold(Vec::new(), |mut acc, x| {
-            if !acc.contains(&x) {
-                acc.push(x);
-            }
-            acc
-        });
+    r.focus = focus(cues, w, g);
     r
 }
 
@@ -336,6 +227,7 @@ pub fn read(
 mod tests {
     use super::*;
     use crate::ground::Entity;
+    use crate::text::tests::cues;
 
     fn entity(label: &str, matched: &str) -> Entity {
         Entity {
@@ -355,79 +247,93 @@ mod tests {
         }
     }
 
-    #[test]
-    fn direction_follows_the_order_of_verb_and_entity() {
-        let up = read(
+    fn read_q(cues: &Cues, q: &str, g: &Grounding, loc: bool, filter: bool) -> Reading {
+        read(cues, &q.to_lowercase(), &words(q), g, |_| loc, filter)
+    }
+
+    #[tokio::test]
+    async fn direction_follows_the_order_of_verb_and_entity() {
+        let c = cues().await;
+        let up = read_q(
+            &c,
             "what ahu feeds vav-2-14?",
             &g(vec![entity("VAV-2-14", "vav-2-14")]),
-            |_| false,
+            false,
             false,
         );
         assert_eq!(up.intents, [Intent::Upstream]);
-        let down = read(
+        let down = read_q(
+            &c,
             "which vav boxes does AHU-1 serve",
             &g(vec![entity("AHU-1", "AHU-1")]),
-            |_| false,
+            false,
             false,
         );
         assert_eq!(down.intents, [Intent::Downstream]);
-        let explicit = read(
+        let explicit = read_q(
+            &c,
             "which chillers are upstream of VAV-3-07",
             &g(vec![entity("VAV-3-07", "VAV-3-07")]),
-            |_| false,
+            false,
             false,
         );
         assert!(explicit.has(Intent::Upstream));
     }
 
-    #[test]
-    fn wording_picks_points_location_product_definition_tags() {
+    #[tokio::test]
+    async fn wording_picks_points_location_product_definition_tags() {
+        let c = cues().await;
         let e = || g(vec![entity("VAV-2-14", "VAV-2-14")]);
-        assert!(read("list the points on VAV-2-14", &e(), |_| false, false).has(Intent::Points));
-        assert!(read("where is VAV-2-14 located", &e(), |_| false, false).has(Intent::Location));
-        assert!(read("what model is VAV-2-14", &e(), |_| false, false).has(Intent::Product));
-        assert!(read("haystack tags on VAV-2-14?", &e(), |_| false, false).has(Intent::Tags));
+        assert!(read_q(&c, "list the points on VAV-2-14", &e(), false, false).has(Intent::Points));
+        assert!(read_q(&c, "where is VAV-2-14 located", &e(), false, false).has(Intent::Location));
+        assert!(read_q(&c, "what model is VAV-2-14", &e(), false, false).has(Intent::Product));
+        assert!(read_q(&c, "haystack tags on VAV-2-14?", &e(), false, false).has(Intent::Tags));
         assert!(
-            read("what does DAT stand for", &g(vec![]), |_| false, false).has(Intent::Definition)
+            read_q(&c, "what does DAT stand for", &g(vec![]), false, false)
+                .has(Intent::Definition)
         );
         let room = g(vec![entity("Room A-190", "room a-190")]);
         assert!(
-            read("what equipment is in room a-190?", &room, |_| true, false).has(Intent::Location)
+            read_q(&c, "what equipment is in room a-190?", &room, true, false)
+                .has(Intent::Location)
         );
-        let none = read(
+        let none = read_q(
+            &c,
             "sat-sp reset range on ahu-1",
             &g(vec![entity("AHU-1", "ahu-1")]),
-            |_| false,
+            false,
             false,
         );
         assert!(none.intents.is_empty(), "{:?}", none.intents);
     }
 
-    #[test]
-    fn counting_live_values_and_focus_words() {
-        let r = read(
+    #[tokio::test]
+    async fn counting_live_values_and_focus_words() {
+        let c = cues().await;
+        let r = read_q(
+            &c,
             "how many vavs on ahu2",
             &g(vec![entity("AHU-2", "ahu2")]),
-            |_| false,
+            false,
             true,
         );
         assert_eq!(r.intents, [Intent::Relation]);
         assert!(r.count);
-        let live = read(
+        let live = read_q(
+            &c,
             "what is the zone temp in room A-214 right now?",
             &g(vec![]),
-            |_| false,
+            false,
             false,
         );
         assert!(live.telemetry);
-        let f = read(
+        let f = read_q(
+            &c,
             "when does the warranty on CH-2 expire",
             &g(vec![entity("CH-2", "CH-2")]),
-            |_| false,
+            false,
             false,
         );
         assert_eq!(f.focus, ["warranty", "expire"]);
-        assert_eq!(stem("restarts"), "restart");
-        assert_eq!(stem("gas"), "gas");
     }
 }

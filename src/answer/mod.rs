@@ -1,29 +1,81 @@
 //! Graph-first answers: the query pipeline behind `POST /chat`,
 //! `POST /retrieve`, `daemoniq ask` and `daemoniq eval`.
 //!
-//! The order is ARCHITECTURE.md § Query: validate → ground → graph first
-//! (SPARQL for the grounded entities and classes, topology expansion) →
-//! vector search filtered by those ids and concepts, or vanilla under the
-//! decision rules → rerank → top k → synthesize → contract → check → answer
-//! or abstain. Nothing here knows about HTTP: handlers call [`chat`] and
-//! [`retrieve`] and serialise what they return.
+//! [`pipeline`] reads as the steps of docs/ARCHITECTURE.md § Query, one
+//! module per stage: [`request`] (limits), [`question`] (the question read
+//! once: grounding and [`intent`]), [`gather`] (graph [`facts`], then
+//! [`retrieve`]), [`compose`] (graph, documents or selected text, with
+//! [`conflict`] and [`synthesize`]), [`contract`] (the schema and the
+//! citation check) and [`refusal`] (every rule for abstaining). Nothing
+//! here knows about HTTP: handlers call [`chat`] and [`retrieve`] and turn
+//! [`RequestError`] and [`Fault`] into statuses.
 
 pub mod audit;
+pub mod compose;
+pub mod conflict;
 pub mod contract;
 pub mod facts;
+pub mod gather;
 pub mod intent;
 mod pipeline;
+pub mod question;
+pub mod refusal;
+pub mod request;
 pub mod retrieve;
 pub mod synthesize;
+pub mod view;
 
-use crate::error::ApiError;
+use crate::embed::EmbedError;
 use crate::ground::Grounding;
-use crate::vector::MatchAny;
+use crate::store::StoreError;
+use crate::vector::{MatchAny, VectorError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use contract::{Answer, ContractChecker, EvidenceItem};
 pub use pipeline::{RetrieveResponse, chat, retrieve};
+
+/// A request outside the limits (`query` 1–500 characters, …): the client's
+/// to fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {reason}")]
+pub struct RequestError {
+    /// The request field at fault.
+    pub field: &'static str,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+/// A stage failed in a way the client must see: the answer cannot be
+/// trusted, so the envelope carries the error instead.
+#[derive(Debug, thiserror::Error)]
+pub enum Fault {
+    /// The vector index cannot be reached.
+    #[error("vector index: {0}")]
+    Index(#[from] VectorError),
+    /// The embedding model failed.
+    #[error("embedding: {0}")]
+    Embed(#[from] EmbedError),
+    /// The graph store failed.
+    #[error("graph store: {0}")]
+    Store(#[from] StoreError),
+}
+
+/// Why `/retrieve` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RetrieveError {
+    /// The request is outside the limits.
+    #[error(transparent)]
+    Request(#[from] RequestError),
+    /// A stage failed.
+    #[error(transparent)]
+    Fault(#[from] Fault),
+}
+
+/// Milliseconds since `since`, to the microsecond.
+pub(crate) fn ms(since: std::time::Instant) -> f64 {
+    (since.elapsed().as_secs_f64() * 1e6).round() / 1e3
+}
 
 /// A question, as `/chat` and `/retrieve` take it.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -43,8 +95,9 @@ pub struct ChatRequest {
 }
 
 /// `success`, `refused` or `error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Status {
     /// An answer with evidence.
     Success,
@@ -55,8 +108,9 @@ pub enum Status {
 }
 
 /// Why the pipeline abstained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum RefusalType {
     /// Nothing was retrieved and no graph fact answers.
     EmptyRetrieval,
@@ -69,7 +123,19 @@ pub enum RefusalType {
     SelectedTextMissing,
 }
 
+impl Status {
+    /// As in the envelope.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
 impl RefusalType {
+    /// As in the envelope.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
     /// The standard message of each refusal type (seed 003).
     pub fn message(self) -> &'static str {
         match self {
@@ -103,10 +169,10 @@ pub struct Metadata {
     pub session_id: Option<String>,
 }
 
-/// The `/chat` envelope: `answer` is always a valid contract (the "unknown"
+/// The `/chat` response: `answer` is always a valid contract (the "unknown"
 /// abstention when refused), `refusal` is set exactly when refused, `error`
 /// exactly when the status is `error`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct ChatResponse {
     /// What happened.
     pub status: Status,
@@ -114,8 +180,9 @@ pub struct ChatResponse {
     pub answer: Option<Answer>,
     /// Why it abstained.
     pub refusal: Option<Refusal>,
-    /// What failed.
-    pub error: Option<ApiError>,
+    /// What failed (the HTTP layer turns it into the error body).
+    #[serde(skip)]
+    pub error: Option<Fault>,
     /// Request id, timing, counts.
     pub metadata: Metadata,
     /// Why this answer: grounding, graph queries and facts, retrieval
@@ -136,7 +203,8 @@ pub struct Fact {
     pub source_sha: String,
     /// When that file last changed (RFC 3339).
     pub updated_at: String,
-    /// It only says that nothing was found ("No chiller is upstream of …").
+    /// It only says that nothing was found ("No chiller is upstream of
+    /// …"): it does not answer on its own.
     pub negative: bool,
 }
 

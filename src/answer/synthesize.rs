@@ -1,11 +1,9 @@
 //! The default synthesizer: deterministic and extractive. Graph facts are
 //! already sentences; document evidence is the best-matching sentences of
 //! the top chunks, scored by how many of the question's content words they
-//! hold. Also finds documents that contradict a graph fact.
+//! hold.
 
-use super::intent::{stem, words};
-use crate::ground::{EntityKind, Grounder};
-use crate::topology::Topology;
+use crate::text::{sentences, squash, stem, words};
 
 /// A sentence picked from a text, with what it matched.
 #[derive(Debug, Clone)]
@@ -18,50 +16,6 @@ pub struct Picked {
     pub matched: Vec<String>,
     /// Its score.
     pub score: f32,
-}
-
-/// Splits a text into sentences: lines first (headings, list items and
-/// table rows stand alone), then sentence ends followed by a space.
-pub fn sentences(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let line = line
-            .trim()
-            .trim_start_matches(['#', '-', '*', '>'])
-            .replace('|', " | ")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        let line = line.trim_matches(|c: char| c == '|' || c.is_whitespace());
-        if line.is_empty() {
-            continue;
-        }
-        let chars: Vec<char> = line.chars().collect();
-        let mut start = 0;
-        for i in 0..chars.len() {
-            let end = matches!(chars[i], '.' | '?' | '!')
-                && chars.get(i + 1).is_some_and(|c| c.is_whitespace())
-                && chars
-                    .get(i + 2)
-                    .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
-                && i >= start + 3;
-            if end {
-                out.push(
-                    chars[start..=i]
-                        .iter()
-                        .collect::<String>()
-                        .trim()
-                        .to_owned(),
-                );
-                start = i + 1;
-            }
-        }
-        let rest: String = chars[start..].iter().collect::<String>().trim().to_owned();
-        if !rest.is_empty() {
-            out.push(rest);
-        }
-    }
-    out
 }
 
 /// Whether a sentence word matches a focus term: same stem, or one is a
@@ -97,13 +51,6 @@ pub fn matched_terms(focus: &[String], text: &str) -> Vec<String> {
         .iter()
         .filter(|t| ws.iter().any(|w| term_matches(t, w)))
         .cloned()
-        .collect()
-}
-
-fn squash(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
         .collect()
 }
 
@@ -193,68 +140,12 @@ pub fn coverage(focus: &[String], picked: &[Picked]) -> f32 {
     held as f32 / focus.len() as f32
 }
 
-/// Words that state a feeds relation in prose.
-const RELATION_WORDS: &[&str] = &[
-    "serve", "serves", "served", "serving", "feed", "feeds", "fed", "feeding", "supplied",
-    "supplies", "on",
-];
-
-/// A sentence of a document that states a feeds relation between `subject`
-/// and equipment of the same kind as the graph's answer that the graph does
-/// not relate to `subject` (`related` says which nodes it does): returns
-/// that equipment's IRIs.
-pub fn contradicting(
-    grounder: &Grounder,
-    topo: &Topology,
-    subject: &str,
-    answer: &[String],
-    related: &dyn Fn(&str) -> bool,
-    sentence: &str,
-) -> Vec<String> {
-    let ws = words(sentence);
-    if !ws.iter().any(|w| RELATION_WORDS.contains(&w.as_str())) {
-        return Vec::new();
-    }
-    let g = grounder.ground(sentence);
-    let named: Vec<&str> = g
-        .entities
-        .iter()
-        .filter(|e| e.kind == EntityKind::Instance)
-        .map(|e| e.iri.as_str())
-        .collect();
-    if !named.contains(&subject) {
-        return Vec::new();
-    }
-    let answer_types: Vec<&String> = answer.iter().flat_map(|a| topo.types(a)).collect();
-    named
-        .into_iter()
-        .filter(|z| *z != subject && !related(z))
-        .filter(|z| topo.types(z).iter().any(|t| answer_types.contains(&t)))
-        .map(str::to_owned)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn focus(ws: &[&str]) -> Vec<String> {
         ws.iter().map(|w| stem(w)).collect()
-    }
-
-    #[test]
-    fn sentences_split_lines_and_sentence_ends_but_not_numbers() {
-        let s =
-            sentences("# Heading\nFirmware 3.5.1 is approved. The YNX-520 runs 5.2.3.\n| a | b |");
-        assert_eq!(
-            s,
-            [
-                "Heading",
-                "Firmware 3.5.1 is approved.",
-                "The YNX-520 runs 5.2.3.",
-                "a | b"
-            ]
-        );
     }
 
     #[test]

@@ -339,18 +339,24 @@ impl Target {
                 let out = crate::answer::chat(state, req.clone()).await;
                 let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
                 Ok(match out {
-                    Ok(resp) => Response {
-                        envelope: serde_json::to_value(&resp).map_err(EvalError::Encode)?,
-                        http_status: 200,
-                        wall_ms,
-                    },
-                    Err(e) => Response {
-                        envelope: error_envelope(
-                            serde_json::to_value(&e).map_err(EvalError::Encode)?,
-                        ),
-                        http_status: e.code.status().as_u16(),
-                        wall_ms,
-                    },
+                    Ok(resp) => {
+                        let (status, _, envelope) = crate::http::chat_envelope(&resp);
+                        Response {
+                            envelope,
+                            http_status: status.as_u16(),
+                            wall_ms,
+                        }
+                    }
+                    Err(e) => {
+                        let e = crate::error::ApiError::from(e);
+                        Response {
+                            envelope: error_envelope(
+                                serde_json::to_value(&e).map_err(EvalError::Encode)?,
+                            ),
+                            http_status: e.code.status().as_u16(),
+                            wall_ms,
+                        }
+                    }
                 })
             }
         }

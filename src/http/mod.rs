@@ -2,6 +2,8 @@
 //! library, serialise. Nothing here knows how the store works.
 
 mod chat;
+
+pub use chat::envelope as chat_envelope;
 mod documents;
 mod ground;
 mod health;

@@ -189,6 +189,22 @@ impl DocService {
         &self.ingestor
     }
 
+    /// Embeds texts with the model, off the async threads.
+    pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let embedder = Arc::clone(self.ingestor.embedder());
+        tokio::task::spawn_blocking(move || embedder.embed(&texts))
+            .await
+            .map_err(|e| EmbedError::Model(format!("the embedding task failed: {e}")))?
+    }
+
+    /// Embeds one text, off the async threads.
+    pub async fn embed_one(&self, text: String) -> Result<Vec<f32>, EmbedError> {
+        self.embed(vec![text])
+            .await?
+            .pop()
+            .ok_or_else(|| EmbedError::Model("no vector returned".into()))
+    }
+
     /// The docs root (canonical).
     pub fn docs_root(&self) -> &Path {
         &self.docs_root

@@ -1,0 +1,173 @@
+//! Documents that contradict the graph. For a feeds question answered from
+//! the graph, the chunks linked to its subject are read for a sentence that
+//! relates the subject to equipment the graph does not relate it to (the
+//! service log's "VAV-3-02 (served by AHU-1)" where the graph says AHU-2).
+//! Graph truth wins: the answer keeps the graph's value, cites the document
+//! as overruled, and says so in `limitations`.
+
+use super::question::Question;
+use super::retrieve::{self, Scored};
+use super::view::GraphView;
+use super::{EvidenceItem, Fact};
+use crate::config::AnswerConfig;
+use crate::ground::{EntityKind, Grounder};
+use crate::text::{Cue, Cues, sentences, words};
+use crate::topology::{Topology, Way};
+use crate::vector::{MatchAny, Search, VectorIndex, VectorResult};
+use std::collections::HashSet;
+
+/// A document sentence the graph overrules.
+#[derive(Debug, Clone)]
+pub struct Conflict {
+    /// What `limitations` and the trace say.
+    pub note: String,
+    /// What the answer says about it.
+    pub text: String,
+    /// The overruled passage, cited.
+    pub evidence: EvidenceItem,
+    /// When the document changed.
+    pub updated_at: String,
+    /// Its position among the retrieved chunks, when it was retrieved.
+    pub used: Option<usize>,
+}
+
+/// What the conflict scan reads.
+pub struct Scan<'a> {
+    /// The question.
+    pub question: &'a Question,
+    /// The graph facts that answer it.
+    pub facts: &'a [Fact],
+    /// Graph ids of the graph step (they boost linked chunks).
+    pub graph_ids: &'a [String],
+    /// The question's embedding.
+    pub vector: &'a [f32],
+    /// Chunks to fetch, before the fetch factor.
+    pub top_k: usize,
+    /// The chunks retrieved for the answer.
+    pub hits: &'a [Scored],
+}
+
+/// Reads the chunks linked to a feeds question's subject for sentences the
+/// graph contradicts. Records the search in `decisions`.
+pub async fn scan(
+    index: &dyn VectorIndex,
+    cfg: &AnswerConfig,
+    view: GraphView<'_>,
+    grounder: &Grounder,
+    cues: &Cues,
+    s: Scan<'_>,
+    decisions: &mut Vec<String>,
+) -> VectorResult<Vec<Conflict>> {
+    let q = s.question;
+    let Some(subject) = q.reading.asks_feeds().then(|| q.subject(view)).flatten() else {
+        return Ok(Vec::new());
+    };
+    let found = index
+        .search(Search {
+            vector: s.vector.to_vec(),
+            limit: s.top_k * cfg.filter_fetch_factor.max(1),
+            filter: Some(MatchAny {
+                graph_ids: vec![subject.clone()],
+                ..Default::default()
+            }),
+            exclude_source_id: None,
+        })
+        .await?;
+    decisions.push(format!(
+        "conflict scan: {} chunks linked to {subject}",
+        found.len()
+    ));
+    let linked = retrieve::rerank(cfg, &q.grounding, s.graph_ids, found);
+    let topo = view.topo;
+    let answer: Vec<String> = s
+        .facts
+        .iter()
+        .flat_map(|f| f.graph_ids.iter().skip(1).cloned())
+        .collect();
+    // What the graph relates the subject to along feeds, and what it is
+    // part of: a document naming those does not contradict it.
+    let related: HashSet<String> = topo
+        .walk(&subject, Way::Upstream, usize::MAX)
+        .nodes()
+        .chain(topo.walk(&subject, Way::Downstream, usize::MAX).nodes())
+        .map(str::to_owned)
+        .chain(topo.containers(&subject))
+        .collect();
+    let mut out: Vec<Conflict> = Vec::new();
+    for chunk in linked
+        .iter()
+        .filter(|c| c.hit.payload.graph_ids.contains(&subject))
+    {
+        let p = &chunk.hit.payload;
+        for sentence in sentences(&p.node_content) {
+            let others = contradicting(cues, grounder, topo, &subject, &answer, &related, &sentence);
+            if others.is_empty() {
+                continue;
+            }
+            let names: Vec<&str> = others.iter().map(|o| topo.label(o).unwrap_or(o)).collect();
+            let note = format!(
+                "Conflict: {} ({}) associates {} with {}, which the building graph does not; graph truth wins.",
+                p.source_ref,
+                p.updated_at,
+                topo.label(&subject).unwrap_or(&subject),
+                names.join(", ")
+            );
+            if !out.iter().any(|c| c.note == note) {
+                let mut ids = vec![subject.clone()];
+                ids.extend(p.graph_ids.iter().filter(|g| others.contains(g)).cloned());
+                ids.dedup();
+                out.push(Conflict {
+                    text: format!(
+                        "{} says otherwise (\"{sentence}\"); the building graph wins.",
+                        p.source_ref
+                    ),
+                    note,
+                    evidence: EvidenceItem {
+                        graph_ids: ids,
+                        file_paths: vec![p.source_ref.clone()],
+                        excerpt: Some(sentence.clone()),
+                        source_sha: Some(p.source_sha.clone()),
+                    },
+                    updated_at: p.updated_at.clone(),
+                    used: s.hits.iter().position(|h| h.hit.id == chunk.hit.id),
+                });
+            }
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// A sentence that states a feeds relation between `subject` and equipment
+/// of the same kind as the graph's answer that the graph does not relate
+/// to `subject`: returns that equipment's IRIs.
+pub fn contradicting(
+    cues: &Cues,
+    grounder: &Grounder,
+    topo: &Topology,
+    subject: &str,
+    answer: &[String],
+    related: &HashSet<String>,
+    sentence: &str,
+) -> Vec<String> {
+    if !cues.any(Cue::Relation, &words(sentence)) {
+        return Vec::new();
+    }
+    let g = grounder.ground(sentence);
+    let named: Vec<&str> = g
+        .entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Instance)
+        .map(|e| e.iri.as_str())
+        .collect();
+    if !named.contains(&subject) {
+        return Vec::new();
+    }
+    let answer_types: Vec<&String> = answer.iter().flat_map(|a| topo.types(a)).collect();
+    named
+        .into_iter()
+        .filter(|z| *z != subject && !related.contains(*z))
+        .filter(|z| topo.types(z).iter().any(|t| answer_types.contains(&t)))
+        .map(str::to_owned)
+        .collect()
+}

@@ -1,0 +1,120 @@
+//! Steps 3–5 of the pipeline: the graph facts a question asks for, then
+//! the document chunks, searched filtered by what the graph step found (or
+//! vanilla) and reranked. Everything found and decided goes to the trace.
+
+use super::facts::GraphContext;
+use super::question::Question;
+use super::retrieve::{self, Scored};
+use super::view::GraphView;
+use super::{Fact, Fault, Trace, ms};
+use crate::config::AnswerConfig;
+use crate::ingest::DocService;
+use crate::store::GraphStore;
+use std::time::Instant;
+
+/// What the graph step found.
+#[derive(Debug, Clone, Default)]
+pub struct GraphStep {
+    /// The facts, in the order of the question's intents.
+    pub facts: Vec<Fact>,
+    /// What documents are searched and boosted by: the facts' graph ids,
+    /// then the equipment of points the question names.
+    pub graph_ids: Vec<String>,
+}
+
+/// Step 3: the graph facts the question asks for (none when it names
+/// equipment the graph does not have or asks for a live value).
+pub async fn graph(
+    store: &dyn GraphStore,
+    view: GraphView<'_>,
+    q: &Question,
+    trace: &mut Trace,
+) -> Result<GraphStep, Fault> {
+    let t = Instant::now();
+    let mut ctx = GraphContext::new(store, view, q).await?;
+    let facts = if q.grounding.unresolved.is_empty() && !q.reading.telemetry {
+        ctx.facts().await?
+    } else {
+        Vec::new()
+    };
+    trace.graph.intents = q
+        .reading
+        .intents
+        .iter()
+        .map(|i| i.as_str().to_owned())
+        .collect();
+    trace.graph.queries = std::mem::take(&mut ctx.queries);
+    let mut graph_ids: Vec<String> = Vec::new();
+    for id in facts.iter().flat_map(|f| &f.graph_ids) {
+        if !graph_ids.contains(id) {
+            graph_ids.push(id.clone());
+        }
+    }
+    trace.graph.graph_ids = graph_ids.clone();
+    trace.graph.facts = facts.clone();
+    trace.stages_ms.insert("graph".into(), ms(t));
+    tracing::info!(
+        intents = ?trace.graph.intents,
+        facts = facts.len(),
+        graph_ids = graph_ids.len(),
+        "graph step done"
+    );
+    for owner in q.about(view) {
+        if !graph_ids.contains(&owner) {
+            graph_ids.push(owner);
+        }
+    }
+    Ok(GraphStep { facts, graph_ids })
+}
+
+/// What retrieval found.
+#[derive(Debug, Clone, Default)]
+pub struct Retrieval {
+    /// Every chunk, reranked, best first.
+    pub hits: Vec<Scored>,
+    /// How many reach synthesis.
+    pub selected: usize,
+    /// The question's embedding, when documents were searched.
+    pub vector: Option<Vec<f32>>,
+}
+
+/// Steps 4–5: embed the question, search (filtered or vanilla, every
+/// fallback recorded), rerank. Without a document service: nothing, with
+/// a warning.
+pub async fn documents(
+    docs: Option<&DocService>,
+    cfg: &AnswerConfig,
+    q: &Question,
+    graph_ids: &[String],
+    top_k: usize,
+    trace: &mut Trace,
+) -> Result<Retrieval, Fault> {
+    let Some(docs) = docs else {
+        trace.retrieval.mode = "none".into();
+        trace
+            .warnings
+            .push("no vector index is attached: graph facts only".into());
+        return Ok(Retrieval::default());
+    };
+    let t = Instant::now();
+    let vector = docs.embed_one(q.text.clone()).await?;
+    trace.stages_ms.insert("embed".into(), ms(t));
+    let t = Instant::now();
+    let r = retrieve::search(
+        docs.ingestor().index().as_ref(),
+        cfg,
+        &q.grounding,
+        graph_ids,
+        vector.clone(),
+        top_k,
+    )
+    .await?;
+    trace.stages_ms.insert("search".into(), ms(t));
+    trace.retrieval = r.trace;
+    let selected = r.hits.len().min(top_k).min(cfg.max_context_chunks);
+    Ok(Retrieval {
+        hits: r.hits,
+        selected,
+        vector: Some(vector),
+    })
+}

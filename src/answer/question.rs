@@ -1,0 +1,135 @@
+//! The question, read once: its words, its grounding and what it asks.
+//! Every later stage reads this value instead of the raw text.
+
+use super::intent::{self, Reading};
+use super::view::GraphView;
+use crate::ground::{EntityKind, Grounder, Grounding};
+use crate::text::{self, Cues, squash};
+
+/// A question and what it asks.
+#[derive(Debug, Clone)]
+pub struct Question {
+    /// The query, trimmed.
+    pub text: String,
+    /// The query in lower case.
+    pub lower: String,
+    /// Its words ([`text::words`]).
+    pub words: Vec<String>,
+    /// Its grounding; names shaped like model numbers that the grounder
+    /// did not resolve are added to `unresolved`.
+    pub grounding: Grounding,
+    /// What it asks of the graph.
+    pub reading: Reading,
+    /// The instances and products it names, in text order.
+    pub named: Vec<String>,
+    /// Equipment classes it names beyond the types of the instances it
+    /// names ("which *chillers* feed VAV-3-07").
+    pub classes: Vec<String>,
+    /// Labels of the entities it names.
+    pub labels: Vec<String>,
+}
+
+impl Question {
+    /// Reads `text` with the grounder, the cues and the graph.
+    pub fn read(text: &str, grounder: &Grounder, cues: &Cues, view: GraphView<'_>) -> Self {
+        let mut grounding = grounder.ground(text);
+        for name in unknown_models(text, &grounding) {
+            grounding.unresolved.push(name);
+        }
+        Self::grounded(text, grounding, cues, view)
+    }
+
+    /// Reads `text` whose grounding is known.
+    pub fn grounded(text: &str, grounding: Grounding, cues: &Cues, view: GraphView<'_>) -> Self {
+        let lower = text.to_lowercase();
+        let words = text::words(text);
+        let classes = view.classes_beyond(&grounding);
+        let reading = intent::read(
+            cues,
+            &lower,
+            &words,
+            &grounding,
+            |i| view.is_location(i),
+            !classes.is_empty(),
+        );
+        let named = grounding
+            .entities
+            .iter()
+            .filter(|e| matches!(e.kind, EntityKind::Instance | EntityKind::Product))
+            .map(|e| e.iri.clone())
+            .collect();
+        let labels = grounding.entities.iter().map(|e| e.label.clone()).collect();
+        Self {
+            text: text.to_owned(),
+            lower,
+            words,
+            grounding,
+            reading,
+            named,
+            classes,
+            labels,
+        }
+    }
+
+    /// What document evidence is about: the instances and products named,
+    /// and the equipment of any point named ("vav-2-14 airflow" is about
+    /// VAV-2-14).
+    pub fn about(&self, view: GraphView<'_>) -> Vec<String> {
+        let mut ids = self.named.clone();
+        for owner in self
+            .named
+            .iter()
+            .filter_map(|i| view.topo.owner_of_point(i))
+            .collect::<Vec<_>>()
+        {
+            if !ids.contains(&owner) {
+                ids.push(owner);
+            }
+        }
+        ids
+    }
+
+    /// The equipment a feeds question is about: the first instance or
+    /// product named, a named point standing for the equipment that has it.
+    pub fn subject(&self, view: GraphView<'_>) -> Option<String> {
+        let first = self.named.first()?;
+        Some(view.topo.owner_of_point(first).unwrap_or_else(|| first.clone()))
+    }
+}
+
+/// Words shaped like a product model number ("YRT-5000") that the grounder
+/// did not resolve: equipment the sources do not know.
+fn unknown_models(query: &str, g: &Grounding) -> Vec<String> {
+    let known: Vec<String> = g.entities.iter().map(|e| squash(&e.matched)).collect();
+    query
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .filter(|w| {
+            let (letters, rest) = w.split_at(
+                w.find(|c: char| !c.is_ascii_alphabetic())
+                    .unwrap_or(w.len()),
+            );
+            let digits = rest.strip_prefix('-').unwrap_or(rest);
+            (2..=5).contains(&letters.len())
+                && (3..=5).contains(&digits.len())
+                && digits.chars().all(|c| c.is_ascii_digit())
+        })
+        .filter(|w| !known.iter().any(|k| k.contains(&squash(w))))
+        .filter(|w| !g.unresolved.iter().any(|u| squash(u) == squash(w)))
+        .map(|w| w.to_uppercase())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_numbers_the_grounder_did_not_resolve_are_unknown() {
+        let g = Grounding::default();
+        assert_eq!(
+            unknown_models("what is a YRT-5000 and a ynx520?", &g),
+            ["YRT-5000", "YNX520"]
+        );
+        assert!(unknown_models("vav 2-14 and ahu-2 at 55 deg", &g).is_empty());
+    }
+}

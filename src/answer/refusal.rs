@@ -1,0 +1,275 @@
+//! When the pipeline abstains, in one place: every rule that turns a
+//! question or a drafted answer into an abstention, its refusal type and
+//! the `limitations` / `next_step` the engineer reads.
+
+use super::RefusalType;
+use super::question::Question;
+use crate::config::AnswerConfig;
+
+/// Why the pipeline abstains.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// The question names equipment or model numbers the graph does not have.
+    UnknownNames(Vec<String>),
+    /// The question asks for a live value.
+    LiveValue,
+    /// No graph fact answers and nothing was retrieved.
+    NothingRetrieved,
+    /// The best chunk scores below the relevance floor.
+    BelowRelevance {
+        /// The best chunk's similarity.
+        best: f32,
+        /// The floor.
+        floor: f32,
+    },
+    /// The quoted passages hold too few of the question's terms.
+    LowCoverage {
+        /// Share of the terms held.
+        coverage: f32,
+        /// The terms.
+        terms: Vec<String>,
+        /// The share needed.
+        floor: f32,
+    },
+    /// 1 − mean cosine distance of the chunks used is below the floor.
+    LowConfidence {
+        /// The confidence.
+        confidence: f32,
+        /// The floor.
+        floor: f32,
+    },
+    /// Selected-text mode: the selection does not hold the answer.
+    SelectionMissing {
+        /// Share of the question's terms the selection holds.
+        coverage: f32,
+        /// The terms.
+        terms: Vec<String>,
+    },
+    /// Selected-text mode: the selection names nothing in the graph.
+    SelectionUnlinked,
+    /// Selected-text mode: the selection cannot be traced to a source.
+    SelectionUntraced,
+    /// The drafted answer failed its check.
+    CheckFailed(String),
+    /// The check could not reach the store.
+    CheckUnavailable,
+}
+
+impl Reason {
+    /// The refusal type.
+    pub fn refusal_type(&self) -> RefusalType {
+        match self {
+            Self::NothingRetrieved => RefusalType::EmptyRetrieval,
+            Self::BelowRelevance { .. } => RefusalType::LowRelevance,
+            Self::SelectionMissing { .. } => RefusalType::SelectedTextMissing,
+            Self::UnknownNames(_)
+            | Self::LiveValue
+            | Self::LowCoverage { .. }
+            | Self::LowConfidence { .. }
+            | Self::SelectionUnlinked
+            | Self::SelectionUntraced
+            | Self::CheckFailed(_)
+            | Self::CheckUnavailable => RefusalType::InsufficientGrounding,
+        }
+    }
+
+    /// What the abstention's `limitations` say.
+    pub fn limitations(&self) -> String {
+        match self {
+            Self::UnknownNames(names) => format!(
+                "The question names {}, which the building graph does not have.",
+                names.join(", ")
+            ),
+            Self::LiveValue => "The question asks for a live value; DaemonIQ holds the equipment model and documents, not telemetry.".to_owned(),
+            Self::NothingRetrieved => {
+                "No indexed document and no graph fact matches the question.".to_owned()
+            }
+            Self::BelowRelevance { best, floor } => format!(
+                "The best document match scores {best:.2}, below the relevance floor {floor:.2}, and no graph fact answers the question."
+            ),
+            Self::LowCoverage {
+                coverage,
+                terms,
+                floor,
+            } => format!(
+                "The retrieved documents hold {:.0}% of the question's terms ({}), below the {:.0}% needed to answer from them.",
+                coverage * 100.0,
+                terms.join(", "),
+                floor * 100.0
+            ),
+            Self::LowConfidence { confidence, floor } => format!(
+                "Confidence {confidence:.2} (1 - mean cosine distance of the chunks used) is below {floor:.2}."
+            ),
+            Self::SelectionMissing { coverage, terms } => format!(
+                "The selected text holds {:.0}% of the question's terms ({}); it does not contain the answer.",
+                coverage * 100.0,
+                terms.join(", ")
+            ),
+            Self::SelectionUnlinked => "The selected text names nothing in the building graph or the ontology, so the answer cannot be linked to graph evidence.".to_owned(),
+            Self::SelectionUntraced => {
+                "The selected text cannot be traced to a loaded source.".to_owned()
+            }
+            Self::CheckFailed(failure) => {
+                format!("The drafted answer failed its evidence check ({failure}).")
+            }
+            Self::CheckUnavailable => {
+                "The evidence could not be checked against the store.".to_owned()
+            }
+        }
+    }
+
+    /// What the engineer can do next.
+    pub fn next_step(&self) -> &'static str {
+        match self {
+            Self::UnknownNames(_) => {
+                "Check the equipment tag; GET /api/topology/node?id=… lists what the graph holds."
+            }
+            Self::LiveValue => "Read the point's present value from the BAS front end.",
+            Self::NothingRetrieved => {
+                "Ask about equipment, points or documents DaemonIQ holds, or ingest the document that answers it."
+            }
+            Self::BelowRelevance { .. } | Self::LowConfidence { .. } => {
+                "Rephrase the question with the equipment or document it is about."
+            }
+            Self::LowCoverage { .. } => {
+                "Check the equipment's submittals or the BAS directly; DaemonIQ has no source for this."
+            }
+            Self::SelectionMissing { .. } => {
+                "Ask without a selection to search all sources, or select the passage that holds the answer."
+            }
+            Self::SelectionUnlinked => {
+                "Select a passage that names the equipment or product it is about."
+            }
+            Self::SelectionUntraced => "Select text from a document DaemonIQ has ingested.",
+            Self::CheckFailed(_) => "Report this question; the trace shows what was drafted.",
+            Self::CheckUnavailable => "Try again shortly.",
+        }
+    }
+}
+
+/// Abstentions decided by the question alone: equipment the graph does
+/// not have, or a live value.
+pub fn of_question(q: &Question) -> Option<Reason> {
+    if !q.grounding.unresolved.is_empty() {
+        Some(Reason::UnknownNames(q.grounding.unresolved.clone()))
+    } else if q.reading.telemetry {
+        Some(Reason::LiveValue)
+    } else {
+        None
+    }
+}
+
+/// What a document answer is measured on.
+#[derive(Debug, Clone, Default)]
+pub struct DocumentMeasures {
+    /// Chunks retrieved.
+    pub retrieved: usize,
+    /// The best chunk's similarity (before the rerank).
+    pub best: f32,
+    /// Share of the question's terms the quoted passages hold.
+    pub coverage: f32,
+    /// 1 − mean cosine distance of what the answer uses.
+    pub confidence: f32,
+}
+
+/// Abstentions of a document answer, checked in order: nothing retrieved,
+/// not relevant, too few of the question's terms, too little confidence.
+pub fn of_documents(cfg: &AnswerConfig, q: &Question, m: &DocumentMeasures) -> Option<Reason> {
+    if m.retrieved == 0 {
+        Some(Reason::NothingRetrieved)
+    } else if m.best < cfg.min_relevance {
+        Some(Reason::BelowRelevance {
+            best: m.best,
+            floor: cfg.min_relevance,
+        })
+    } else if m.coverage < cfg.min_coverage {
+        Some(Reason::LowCoverage {
+            coverage: m.coverage,
+            terms: q.reading.focus.clone(),
+            floor: cfg.min_coverage,
+        })
+    } else if m.confidence < cfg.min_confidence {
+        Some(Reason::LowConfidence {
+            confidence: m.confidence,
+            floor: cfg.min_confidence,
+        })
+    } else {
+        None
+    }
+}
+
+/// Whether a selection holds the answer: enough of the question's terms,
+/// and at least one quoted sentence that holds any.
+pub fn of_selection(
+    cfg: &AnswerConfig,
+    q: &Question,
+    coverage: f32,
+    matched: bool,
+) -> Option<Reason> {
+    (coverage < cfg.min_coverage || !matched).then(|| Reason::SelectionMissing {
+        coverage,
+        terms: q.reading.focus.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn document_rules_apply_in_order() {
+        let cfg = AnswerConfig::default();
+        let q = Question {
+            text: String::new(),
+            lower: String::new(),
+            words: Vec::new(),
+            grounding: Default::default(),
+            reading: Default::default(),
+            named: Vec::new(),
+            classes: Vec::new(),
+            labels: Vec::new(),
+        };
+        let ok = DocumentMeasures {
+            retrieved: 3,
+            best: 0.7,
+            coverage: 0.8,
+            confidence: 0.7,
+        };
+        assert_eq!(of_documents(&cfg, &q, &ok), None);
+        let none = DocumentMeasures {
+            retrieved: 0,
+            ..ok.clone()
+        };
+        assert_eq!(of_documents(&cfg, &q, &none), Some(Reason::NothingRetrieved));
+        let far = DocumentMeasures {
+            best: 0.3,
+            coverage: 0.0,
+            ..ok.clone()
+        };
+        assert!(matches!(
+            of_documents(&cfg, &q, &far),
+            Some(Reason::BelowRelevance { .. })
+        ));
+        let thin = DocumentMeasures {
+            coverage: 0.5,
+            confidence: 0.1,
+            ..ok.clone()
+        };
+        assert!(matches!(
+            of_documents(&cfg, &q, &thin),
+            Some(Reason::LowCoverage { .. })
+        ));
+        let unsure = DocumentMeasures {
+            confidence: 0.4,
+            ..ok
+        };
+        assert_eq!(
+            of_documents(&cfg, &q, &unsure).map(|r| r.refusal_type()),
+            Some(RefusalType::InsufficientGrounding)
+        );
+        assert_eq!(
+            of_selection(&cfg, &q, 1.0, false).map(|r| r.refusal_type()),
+            Some(RefusalType::SelectedTextMissing)
+        );
+    }
+}

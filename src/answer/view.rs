@@ -1,0 +1,81 @@
+//! What the answer stages ask of the topology and the ontology together:
+//! whether a node is a location or a point, whether it is an instance of
+//! some classes, its most specific types.
+
+use crate::ground::{EntityKind, Grounding};
+use crate::ontology::Ontology;
+use crate::topology::Topology;
+use crate::vocab;
+
+/// The topology read through the class hierarchy.
+#[derive(Clone, Copy)]
+pub struct GraphView<'a> {
+    /// The equipment topology.
+    pub topo: &'a Topology,
+    /// The class hierarchy.
+    pub onto: &'a Ontology,
+}
+
+impl<'a> GraphView<'a> {
+    /// A view over a topology and an ontology.
+    pub fn new(topo: &'a Topology, onto: &'a Ontology) -> Self {
+        Self { topo, onto }
+    }
+
+    /// Whether the node is a `brick:Location`.
+    pub fn is_location(&self, iri: &str) -> bool {
+        self.onto.any_is_a(self.topo.types(iri), "Location")
+    }
+
+    /// Whether the node is a `brick:Point`.
+    pub fn is_point(&self, iri: &str) -> bool {
+        self.onto.any_is_a(self.topo.types(iri), "Point")
+    }
+
+    /// Whether the node is an instance of one of `classes` (or a subclass).
+    pub fn is_a_any(&self, iri: &str, classes: &[String]) -> bool {
+        let types = self.topo.types(iri);
+        classes
+            .iter()
+            .any(|c| types.iter().any(|t| self.onto.is_a(t, c)))
+    }
+
+    /// The node's types that no other of its types specialises.
+    pub fn specific_types(&self, iri: &str) -> Vec<String> {
+        let types = self.topo.types(iri);
+        types
+            .iter()
+            .filter(|t| {
+                !types
+                    .iter()
+                    .any(|u| u != *t && self.onto.is_a(u, t) && !self.onto.is_a(t, u))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Brick equipment classes the grounding names beyond the types of the
+    /// instances it names ("which *chillers* feed VAV-3-07"), in text order.
+    pub fn classes_beyond(&self, g: &Grounding) -> Vec<String> {
+        let instances: Vec<&str> = g
+            .entities
+            .iter()
+            .filter(|e| e.kind == EntityKind::Instance)
+            .map(|e| e.iri.as_str())
+            .collect();
+        let mut out: Vec<String> = Vec::new();
+        for t in &g.equipment_types {
+            let Some(c) = t.brick_class.as_deref().filter(|c| !c.contains(':')) else {
+                continue;
+            };
+            let iri = vocab::brick(c);
+            let own = instances
+                .iter()
+                .any(|s| self.topo.types(s).iter().any(|ty| self.onto.is_a(ty, &iri)));
+            if !own && !out.contains(&iri) {
+                out.push(iri);
+            }
+        }
+        out
+    }
+}

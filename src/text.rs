@@ -1,0 +1,277 @@
+//! English text utilities shared by the answer pipeline: words, a light
+//! stemmer, sentence splitting, and the question cues.
+//!
+//! The cue words (which words ask about feeds, points, locations, counts …)
+//! are data, not code: `ontology/core/cues.ttl` declares them as
+//! `dq:QuestionCue`s, and [`Cues::load`] reads them from the store at start,
+//! as the grounder reads its lexicon.
+
+use crate::store::{GraphStore, SolutionExt, StoreResult, select};
+use crate::vocab::{self, PREFIXES};
+use std::collections::HashMap;
+
+/// Lower-case words of a text: letters, digits and inner hyphens.
+pub fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
+        .map(|w| w.trim_matches(|c| c == '-' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.replace('\'', ""))
+        .collect()
+}
+
+/// A crude English stem: plural and verb endings off, so "restarts",
+/// "restarted" and "restart" meet.
+pub fn stem(word: &str) -> String {
+    let w = word.to_lowercase();
+    for suffix in ["ing", "ed", "es", "s"] {
+        if w.len() > suffix.len() + 3
+            && let Some(base) = w.strip_suffix(suffix)
+        {
+            return base.to_owned();
+        }
+    }
+    w
+}
+
+/// Letters and digits only, lower case: "VAV 2-14" and "vav-2-14" meet.
+pub fn squash(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Splits a passage into the sentences an answer may quote: lines first
+/// (headings, list items and table rows stand alone, Markdown markers and
+/// table bars dropped), then sentence ends followed by a space and a capital
+/// or digit ("Firmware 3.5.1 is approved." stays whole).
+pub fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line
+            .trim()
+            .trim_start_matches(['#', '-', '*', '>'])
+            .replace('|', " | ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let line = line.trim_matches(|c: char| c == '|' || c.is_whitespace());
+        if line.is_empty() {
+            continue;
+        }
+        let chars: Vec<char> = line.chars().collect();
+        let mut start = 0;
+        for i in 0..chars.len() {
+            let end = matches!(chars[i], '.' | '?' | '!')
+                && chars.get(i + 1).is_some_and(|c| c.is_whitespace())
+                && chars
+                    .get(i + 2)
+                    .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+                && i >= start + 3;
+            if end {
+                out.push(
+                    chars[start..=i]
+                        .iter()
+                        .collect::<String>()
+                        .trim()
+                        .to_owned(),
+                );
+                start = i + 1;
+            }
+        }
+        let rest: String = chars[start..].iter().collect::<String>().trim().to_owned();
+        if !rest.is_empty() {
+            out.push(rest);
+        }
+    }
+    out
+}
+
+/// A set of cue words or phrases, named like its `dq:cue_…` node in
+/// `ontology/core/cues.ttl`.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::EnumIter,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "snake_case")]
+pub enum Cue {
+    /// Verbs of supply ("feeds", "serves").
+    FeedVerb,
+    /// What feeds it ("upstream", "fed").
+    Upstream,
+    /// What it feeds ("downstream", "reaches").
+    Downstream,
+    /// The feeds path ("path", "trace").
+    Path,
+    /// What it is made of.
+    Parts,
+    /// Points.
+    Points,
+    /// "have", "has", "list": with a point type, which points.
+    Have,
+    /// Where it is.
+    Location,
+    /// Kinds of place ("room", "floor").
+    Place,
+    /// Question words before a kind of place.
+    Which,
+    /// What a named location contains.
+    Contents,
+    /// Products, makers, mappings.
+    Product,
+    /// Phrases asking a product's mapping or installations.
+    ProductPhrase,
+    /// What something means.
+    Define,
+    /// Phrases asking what something is or means.
+    DefinePhrase,
+    /// Haystack tags.
+    Tags,
+    /// "count".
+    Count,
+    /// "how many".
+    CountPhrase,
+    /// "on" as in "VAV-3-02 on AHU-2".
+    On,
+    /// A live value ("right now").
+    Live,
+    /// Words by which a document sentence states a feeds relation.
+    Relation,
+    /// Words with no content of their own.
+    FunctionWord,
+}
+
+/// The question cues, read from the store.
+#[derive(Debug, Clone, Default)]
+pub struct Cues {
+    sets: HashMap<Cue, Vec<String>>,
+}
+
+impl Cues {
+    /// Reads every `dq:QuestionCue` and its words and phrases. A cue the
+    /// store does not hold is empty (and logged): nothing then matches it.
+    pub async fn load(store: &dyn GraphStore) -> StoreResult<Self> {
+        let rows = select(
+            store,
+            format!(
+                "{PREFIXES}SELECT ?cue ?text WHERE {{ ?cue a dq:QuestionCue ; \
+                 dq:cueWord|dq:cuePhrase ?text }} ORDER BY ?cue ?text"
+            ),
+        )
+        .await?;
+        let mut cues = Self::default();
+        for row in &rows {
+            let name = row.string("cue");
+            let Some(cue) = name
+                .strip_prefix(vocab::DQ)
+                .and_then(|l| l.strip_prefix("cue_"))
+                .and_then(|l| l.parse::<Cue>().ok())
+            else {
+                tracing::warn!(cue = %name, "unknown question cue; ignored");
+                continue;
+            };
+            cues.sets.entry(cue).or_default().push(row.string("text"));
+        }
+        let missing: Vec<&'static str> = <Cue as strum::IntoEnumIterator>::iter()
+            .filter(|c| !cues.sets.contains_key(c))
+            .map(<&'static str>::from)
+            .collect();
+        if missing.is_empty() {
+            tracing::info!(cues = cues.sets.len(), "question cues loaded");
+        } else {
+            tracing::warn!(?missing, "question cues missing from the store");
+        }
+        Ok(cues)
+    }
+
+    /// The words or phrases of a cue.
+    pub fn list(&self, cue: Cue) -> &[String] {
+        self.sets.get(&cue).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Whether `word` is one of the cue's words.
+    pub fn is(&self, cue: Cue, word: &str) -> bool {
+        self.list(cue).iter().any(|w| w == word)
+    }
+
+    /// Whether any of `words` is one of the cue's words.
+    pub fn any(&self, cue: Cue, words: &[String]) -> bool {
+        words.iter().any(|w| self.is(cue, w))
+    }
+
+    /// Where the first of `words` that is a cue word stands.
+    pub fn position(&self, cue: Cue, words: &[String]) -> Option<usize> {
+        words.iter().position(|w| self.is(cue, w))
+    }
+
+    /// Whether one of the cue's phrases occurs in the (lower-cased) text.
+    pub fn in_text(&self, cue: Cue, lower: &str) -> bool {
+        self.list(cue).iter().any(|p| lower.contains(p.as_str()))
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::import::{self, SourceFile};
+    use crate::store::{EmbeddedStore, GraphKind};
+
+    /// The cues of `ontology/core/cues.ttl`, through a scratch store.
+    pub(crate) async fn cues() -> Cues {
+        let store = EmbeddedStore::in_memory().unwrap();
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let file = SourceFile::new(
+            root.join("ontology/core/cues.ttl"),
+            &root,
+            GraphKind::Ontology,
+        );
+        import::import_file(&store, None, &file).await.unwrap();
+        Cues::load(&store).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn every_cue_is_in_the_ontology() {
+        let cues = cues().await;
+        for cue in <Cue as strum::IntoEnumIterator>::iter() {
+            assert!(!cues.list(cue).is_empty(), "{cue:?} has no words");
+        }
+        assert!(cues.is(Cue::FeedVerb, "serves"));
+        assert!(cues.in_text(Cue::DefinePhrase, "what is a vav"));
+        assert!(!cues.in_text(Cue::DefinePhrase, "what is the flow"));
+        assert_eq!(
+            cues.position(Cue::Upstream, &words("is it fed upstream")),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn words_stems_and_squash() {
+        assert_eq!(words("What's VAV-2-14's -x- DAT?"), ["whats", "vav-2-14s", "x", "dat"]);
+        assert_eq!(stem("restarts"), "restart");
+        assert_eq!(stem("gas"), "gas");
+        assert_eq!(squash("VAV 2-14"), "vav214");
+    }
+
+    #[test]
+    fn sentences_split_lines_and_sentence_ends_but_not_numbers() {
+        let s =
+            sentences("# Heading\nFirmware 3.5.1 is approved. The YNX-520 runs 5.2.3.\n| a | b |");
+        assert_eq!(
+            s,
+            [
+                "Heading",
+                "Firmware 3.5.1 is approved.",
+                "The YNX-520 runs 5.2.3.",
+                "a | b"
+            ]
+        );
+    }
+}
