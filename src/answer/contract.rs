@@ -3,7 +3,7 @@
 //! Schema validation, every cited graph id resolves in the store, every
 //! (file_path, source_sha) pair is a known source.
 
-use crate::store::{GraphStore, QueryOutput, SparqlQuery, StoreResult};
+use crate::store::{GraphStore, QueryOutput, SparqlQuery, StoreResult, TermExt};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;

@@ -10,7 +10,9 @@ use super::Fact;
 use super::intent::{Intent, Reading, words};
 use crate::ground::{EntityKind, Grounding};
 use crate::ontology::Ontology;
-use crate::store::{GraphKind, GraphStore, SolutionExt, SourceRecord, StoreResult, Term, select};
+use crate::store::{
+    GraphKind, GraphStore, SolutionExt, SourceRecord, StoreResult, Term, TermExt, select,
+};
 use crate::topology::{Rel, Topology};
 use crate::vocab::{self, PREFIXES};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};

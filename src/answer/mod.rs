@@ -16,9 +16,11 @@ mod pipeline;
 pub mod retrieve;
 pub mod synthesize;
 
-use crate::error::ApiError;
+use crate::embed::EmbedError;
 use crate::ground::Grounding;
+use crate::store::StoreError;
 use crate::vector::MatchAny;
+use crate::vector::VectorError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -40,6 +42,42 @@ pub struct ChatRequest {
     /// A UUID the client uses to group requests.
     #[serde(default)]
     pub session_id: Option<String>,
+}
+
+/// A request that fails validation (HTTP 400, `details: {field, reason}`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {reason}")]
+pub struct RequestError {
+    /// The request field at fault (`query`, `top_k` …).
+    pub field: &'static str,
+    /// What is wrong with it, in words a person can act on.
+    pub reason: String,
+}
+
+/// Why answering failed in a way the client must see: the envelope's
+/// `status: error` (the HTTP layer picks the status code).
+#[derive(Debug, thiserror::Error)]
+pub enum Fault {
+    /// The vector index failed or cannot be reached.
+    #[error(transparent)]
+    Index(#[from] VectorError),
+    /// The embedding model failed.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    /// The graph store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Why `/retrieve` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RetrieveError {
+    /// The request fails validation.
+    #[error(transparent)]
+    Request(#[from] RequestError),
+    /// A stage failed.
+    #[error(transparent)]
+    Fault(#[from] Fault),
 }
 
 /// `success`, `refused` or `error`.
@@ -103,10 +141,11 @@ pub struct Metadata {
     pub session_id: Option<String>,
 }
 
-/// The `/chat` envelope: `answer` is always a valid contract (the "unknown"
+/// The `/chat` answer: `answer` is always a valid contract (the "unknown"
 /// abstention when refused), `refusal` is set exactly when refused, `error`
-/// exactly when the status is `error`.
-#[derive(Debug, Clone, Serialize)]
+/// exactly when the status is `error`. `crate::http::chat::envelope` puts
+/// it on the wire.
+#[derive(Debug, Serialize)]
 pub struct ChatResponse {
     /// What happened.
     pub status: Status,
@@ -114,8 +153,9 @@ pub struct ChatResponse {
     pub answer: Option<Answer>,
     /// Why it abstained.
     pub refusal: Option<Refusal>,
-    /// What failed.
-    pub error: Option<ApiError>,
+    /// What failed (the envelope carries its error body).
+    #[serde(skip)]
+    pub error: Option<Fault>,
     /// Request id, timing, counts.
     pub metadata: Metadata,
     /// Why this answer: grounding, graph queries and facts, retrieval

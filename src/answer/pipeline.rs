@@ -7,10 +7,10 @@ use super::intent::{self, Reading};
 use super::retrieve::{self, Scored};
 use super::synthesize::{self, Picked};
 use super::{
-    ChatRequest, ChatResponse, Fact, Metadata, Refusal, RefusalType, Status, Trace, TracedChunk,
+    ChatRequest, ChatResponse, Fact, Fault, Metadata, Refusal, RefusalType, RequestError,
+    RetrieveError, Status, Trace, TracedChunk,
 };
 use crate::config::AnswerConfig;
-use crate::error::{ApiError, ErrorCode};
 use crate::ground::{EntityKind, Grounding};
 use crate::ingest::DocService;
 use crate::state::AppState;
@@ -33,12 +33,11 @@ struct Valid {
     session_id: Option<String>,
 }
 
-fn invalid(field: &str, reason: String) -> ApiError {
-    ApiError::invalid(format!("{field}: {reason}"))
-        .with_details(serde_json::json!({ "field": field, "reason": reason }))
+fn invalid(field: &'static str, reason: String) -> RequestError {
+    RequestError { field, reason }
 }
 
-fn validate(req: ChatRequest) -> Result<Valid, ApiError> {
+fn validate(req: ChatRequest) -> Result<Valid, RequestError> {
     let query = req.query.trim().to_owned();
     let n = query.chars().count();
     if n == 0 || n > QUERY_MAX {
@@ -127,23 +126,6 @@ fn unknown_models(query: &str, g: &Grounding) -> Vec<String> {
         .filter(|w| !g.unresolved.iter().any(|u| squash(u) == squash(w)))
         .map(|w| w.to_uppercase())
         .collect()
-}
-
-/// Why a stage failed in a way the client must see.
-enum Fault {
-    Index(crate::vector::VectorError),
-    Embed(String),
-    Store(crate::store::StoreError),
-}
-
-impl Fault {
-    fn into_api(self) -> ApiError {
-        match self {
-            Self::Index(e) => e.into(),
-            Self::Embed(e) => ApiError::internal(ErrorCode::EmbeddingFailed, e),
-            Self::Store(e) => e.into(),
-        }
-    }
 }
 
 async fn gather(
@@ -554,8 +536,8 @@ async fn with_embedder<T: Send + 'static>(
     let embedder = std::sync::Arc::clone(docs.ingestor().embedder());
     tokio::task::spawn_blocking(move || f(&embedder))
         .await
-        .map_err(|e| Fault::Embed(e.to_string()))?
-        .map_err(|e| Fault::Embed(e.to_string()))
+        .map_err(|e| Fault::Embed(crate::embed::EmbedError::Model(e.to_string())))?
+        .map_err(Fault::Embed)
 }
 
 fn document_answer(
@@ -806,7 +788,7 @@ async fn selected_answer(
 
 /// Answers a question: the `/chat` pipeline. `Err` is a request that fails
 /// validation (HTTP 400); server faults come back as `status: error`.
-pub async fn chat(state: &AppState, req: ChatRequest) -> Result<ChatResponse, ApiError> {
+pub async fn chat(state: &AppState, req: ChatRequest) -> Result<ChatResponse, RequestError> {
     use tracing::Instrument;
     let v = validate(req)?;
     let request_id = uuid::Uuid::new_v4().to_string();
@@ -863,10 +845,7 @@ async fn answer(state: &AppState, v: Valid, request_id: String) -> ChatResponse 
     };
     let chunks_retrieved = trace.chunks.len();
     let (status, answer, refusal, error) = match outcome {
-        Err(f) => {
-            let e = f.into_api();
-            (Status::Error, None, None, Some(e))
-        }
+        Err(f) => (Status::Error, None, None, Some(f)),
         Ok(out) => {
             let t = Instant::now();
             let (answer, refusal) = finish(state, out, &mut trace).await;
@@ -988,14 +967,15 @@ pub struct RetrieveResponse {
 }
 
 /// Retrieval only: the graph step and the vector search.
-pub async fn retrieve(state: &AppState, req: ChatRequest) -> Result<RetrieveResponse, ApiError> {
+pub async fn retrieve(
+    state: &AppState,
+    req: ChatRequest,
+) -> Result<RetrieveResponse, RetrieveError> {
     let v = validate(req)?;
     let started = Instant::now();
     let cfg = state.answer_config();
     let mut trace = Trace::default();
-    let gd = gather(state, &cfg, &v, &mut trace)
-        .await
-        .map_err(Fault::into_api)?;
+    let gd = gather(state, &cfg, &v, &mut trace).await?;
     trace.chunks = trace_chunks(&gd.hits, gd.selected, &[]);
     let chunks = gd
         .hits
@@ -1051,11 +1031,8 @@ mod tests {
         assert!(validate(r).is_err());
         let mut r = req("q");
         r.session_id = Some("not-a-uuid".into());
-        let e = validate(r).err().map(|e| e.details);
-        assert_eq!(
-            e.flatten().map(|d| d["field"].clone()),
-            Some(serde_json::json!("session_id"))
-        );
+        let e = validate(r).err().map(|e| e.field);
+        assert_eq!(e, Some("session_id"));
         let mut r = req("q");
         r.session_id = Some(uuid::Uuid::new_v4().to_string());
         assert!(validate(r).is_ok());

@@ -5,11 +5,11 @@
 //! response is validated against `schemas/answer_contract.schema.json`.
 
 use crate::common;
-use crate::ingest::docs_state;
-use daemoniq::AppState;
+use crate::ingest::{docs_state, docs_state_with};
 use daemoniq::config::AnswerConfig;
 use daemoniq::ground::Grounder;
 use daemoniq::ingest::DocOptions;
+use daemoniq::{AppParts, AppState};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -68,15 +68,17 @@ async fn ingest(state: &AppState, files: &[PathBuf]) {
 async fn corpus() -> &'static Corpus {
     CORPUS
         .get_or_init(|| async {
-            let (state, _docs, reports) = docs_state(&common::root(), |_| {}).await;
-            ingest(&state, &corpus_files()).await;
             let audit = tempfile::tempdir().unwrap();
-            state
-                .set_answer_config(AnswerConfig {
+            let (state, _docs, reports) = docs_state_with(
+                &common::root(),
+                |_| {},
+                AnswerConfig {
                     audit_log: Some(audit.path().join("audit.jsonl")),
                     ..AnswerConfig::default()
-                })
-                .unwrap();
+                },
+            )
+            .await;
+            ingest(&state, &corpus_files()).await;
             Corpus {
                 state,
                 _reports: reports,
@@ -84,6 +86,18 @@ async fn corpus() -> &'static Corpus {
             }
         })
         .await
+}
+
+/// The same store, documents and derived parts, answering under `answer`.
+fn reconfigured(state: &AppState, answer: AnswerConfig) -> Arc<AppState> {
+    AppState::open(AppParts {
+        store: Arc::clone(&state.store),
+        snapshot: (*state.snapshot()).clone(),
+        http: state.http.clone(),
+        docs: state.docs(),
+        answer,
+    })
+    .unwrap()
 }
 
 async fn post(state: Arc<AppState>, path: &str, body: Value) -> (u16, Value) {
@@ -339,21 +353,21 @@ async fn every_fallback_of_the_decision_flow_shows_in_the_trace() {
     .unwrap();
     let (state, _docs, _reports) = docs_state(dir.path(), |_| {}).await;
     ingest(&state, &[doc]).await;
-    state
-        .set_answer_config(AnswerConfig {
+    let strict = reconfigured(
+        &state,
+        AnswerConfig {
             grounded_min_conf: 0.99,
             ..AnswerConfig::default()
-        })
-        .unwrap();
+        },
+    );
     let v = chat_on(
-        Arc::clone(&state),
+        strict,
         json!({"query": "what was done to vav 2-14 in june 2025"}),
     )
     .await;
     assert!(decisions(&v).contains("< 0.99"), "{}", decisions(&v));
     // The filter finds nothing (no chunk of the plant manual names the box):
     // vanilla fallback, recorded.
-    state.set_answer_config(AnswerConfig::default()).unwrap();
     let v = chat_on(
         Arc::clone(&state),
         json!({"query": "what was done to VAV-B2-07 last spring"}),
@@ -402,6 +416,33 @@ async fn request_limits_answer_400_with_details() {
         .await
         .unwrap();
     assert_eq!(resp.status().as_u16(), 415);
+}
+
+#[tokio::test]
+async fn a_malformed_body_is_told_the_shape_of_its_own_route() {
+    let state = common::campus_state().await;
+    for (path, field) in [
+        ("/chat", "\"query\""),
+        ("/retrieve", "\"query\""),
+        ("/api/ground", "\"text\""),
+    ] {
+        let (status, v) = post(
+            Arc::clone(&state),
+            path,
+            json!({"question": "what feeds VAV-1-05"}),
+        )
+        .await;
+        assert_eq!(status, 400, "{path} → {v}");
+        common::assert_valid("error.schema.json", &v);
+        let message = v["message"].as_str().unwrap();
+        assert!(message.contains(field), "{path} → {message}");
+        let other = if field == "\"text\"" {
+            "\"query\""
+        } else {
+            "\"text\""
+        };
+        assert!(!message.contains(other), "{path} → {message}");
+    }
 }
 
 #[tokio::test]
@@ -506,7 +547,7 @@ impl daemoniq::vector::VectorIndex for DownIndex {
 
 #[tokio::test]
 async fn a_vector_index_that_is_down_answers_503_with_the_envelope() {
-    let state = common::fresh_campus_state(daemoniq::config::HttpConfig::default()).await;
+    let (store, ontology) = common::campus_store().await;
     let reports = tempfile::tempdir().unwrap();
     let model = daemoniq::vector::IndexModel {
         model: "sentence-transformers/all-MiniLM-L6-v2".into(),
@@ -514,13 +555,20 @@ async fn a_vector_index_that_is_down_answers_503_with_the_envelope() {
     };
     let docs = daemoniq::ingest::DocService::with_index(
         &daemoniq::config::IndexConfig::default(),
-        Arc::clone(&state.store),
+        Arc::clone(&store),
         &common::assets(),
         Arc::new(DownIndex(model)),
         reports.path().to_path_buf(),
     )
     .unwrap();
-    state.set_docs(Arc::new(docs));
+    let state = common::state_over(
+        store,
+        ontology,
+        daemoniq::config::HttpConfig::default(),
+        Some(Arc::new(docs)),
+        AnswerConfig::default(),
+    )
+    .await;
     let resp = daemoniq::app(Arc::clone(&state))
         .oneshot(
             axum::http::Request::post("/chat")
