@@ -15,11 +15,10 @@
 //! The questions are a fixed mix of graph, document, selected-text and
 //! out-of-scope questions written for this bench.
 
-use daemoniq::config::{BackendConfig, HttpConfig, IndexConfig};
-use daemoniq::ground::Grounder;
-use daemoniq::ingest::{DocOptions, DocService};
-use daemoniq::store::{EmbeddedStore, GraphStore, RemoteStore};
-use daemoniq::{AppState, Sources, assets::Assets};
+use daemoniq::backends::{self, Embedded};
+use daemoniq::config::{AnswerConfig, BackendConfig, HttpConfig, IndexConfig};
+use daemoniq::ingest::DocOptions;
+use daemoniq::{AppParts, AppState, Snapshot, Sources, assets::Assets};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -51,7 +50,7 @@ async fn state() -> (Arc<AppState>, tempfile::TempDir) {
             .map(PathBuf::from)
             .unwrap_or_else(daemoniq::config::default_assets_dir),
     );
-    let backends = BackendConfig {
+    let config = BackendConfig {
         sparql_query_url: std::env::var("DAEMONIQ_BENCH_SPARQL_URL")
             .ok()
             .map(|u| format!("{u}/query")),
@@ -65,14 +64,13 @@ async fn state() -> (Arc<AppState>, tempfile::TempDir) {
         qdrant_collection: format!("bench_{}", std::process::id()),
         ..BackendConfig::default()
     };
-    let store: Arc<dyn GraphStore> = match backends.sparql() {
-        Some(remote) => Arc::new(RemoteStore::connect(remote).await.unwrap()),
-        None => Arc::new(EmbeddedStore::in_memory().unwrap()),
-    };
+    let store = backends::open_store(&config, &Embedded::Memory)
+        .await
+        .unwrap();
     eprintln!(
         "backends: graph {}, vectors {}",
         store.backend(),
-        if backends.qdrant().is_some() {
+        if config.qdrant().is_some() {
             "qdrant"
         } else {
             "qdrant-edge"
@@ -85,22 +83,22 @@ async fn state() -> (Arc<AppState>, tempfile::TempDir) {
         root: root(),
     };
     let (_, ontology) = sources.sync(store.as_ref()).await.unwrap();
-    let state = AppState::new(Arc::clone(&store), ontology, HttpConfig::default())
-        .await
-        .unwrap();
+    let snapshot = Snapshot::build(store.as_ref(), ontology).await.unwrap();
     let reports = tempfile::tempdir().unwrap();
     let cfg = IndexConfig {
         docs_root: root(),
         ..IndexConfig::default()
     };
-    let docs = match backends.qdrant() {
-        Some(q) => DocService::open_qdrant(&cfg, store, &assets, q, reports.path().to_path_buf())
-            .await
-            .unwrap(),
-        None => DocService::open(&cfg, store, &assets, None, reports.path().to_path_buf())
-            .await
-            .unwrap(),
-    };
+    let docs = backends::open_docs(
+        &cfg,
+        &config,
+        &Embedded::Memory,
+        Arc::clone(&store),
+        &assets,
+        reports.path().to_path_buf(),
+    )
+    .await
+    .unwrap();
     let dir = root().join("golden/corpus");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
@@ -112,18 +110,22 @@ async fn state() -> (Arc<AppState>, tempfile::TempDir) {
         .collect();
     files.sort();
     let collected = docs.collect(&files).unwrap();
-    let grounder = Grounder::load(state.store.as_ref(), &state.ontology())
-        .await
-        .unwrap();
     docs.ingest(
-        &grounder,
+        &snapshot.grounder,
         docs.inputs(&collected),
         &DocOptions::default(),
         &|_| {},
     )
     .await
     .unwrap();
-    state.set_docs(Arc::new(docs));
+    let state = AppState::open(AppParts {
+        store,
+        snapshot,
+        http: HttpConfig::default(),
+        docs: Some(Arc::new(docs)),
+        answer: AnswerConfig::default(),
+    })
+    .unwrap();
     (state, reports)
 }
 

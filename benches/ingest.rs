@@ -7,15 +7,15 @@
 //! G36 inputs come from `../shared/data/docs` when present.
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use daemoniq::config::{HttpConfig, IndexConfig};
+use daemoniq::backends::{self, Embedded};
+use daemoniq::config::{AnswerConfig, BackendConfig, HttpConfig, IndexConfig};
 use daemoniq::embed::{EmbedOptions, Embedder};
 use daemoniq::ground::Grounder;
 use daemoniq::ingest::chunk::{ChunkOptions, TokenCounter, chunk};
 use daemoniq::ingest::extract::extract;
-use daemoniq::ingest::{DocOptions, DocService, Input};
-use daemoniq::store::{EmbeddedStore, GraphStore};
+use daemoniq::ingest::{DocOptions, Input};
 use daemoniq::vector::{MatchAny, Search};
-use daemoniq::{AppState, Sources, assets::Assets};
+use daemoniq::{AppParts, AppState, Snapshot, Sources, assets::Assets};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -45,7 +45,9 @@ fn g36(name: &str) -> Option<(PathBuf, Vec<u8>)> {
 }
 
 async fn campus() -> Arc<AppState> {
-    let store: Arc<dyn GraphStore> = Arc::new(EmbeddedStore::in_memory().unwrap());
+    let store = backends::open_store(&BackendConfig::default(), &Embedded::Memory)
+        .await
+        .unwrap();
     let sources = Sources {
         assets: assets(),
         ontology_dir: root().join("ontology"),
@@ -53,9 +55,15 @@ async fn campus() -> Arc<AppState> {
         root: root(),
     };
     let (_, ontology) = sources.sync(store.as_ref()).await.unwrap();
-    AppState::new(store, ontology, HttpConfig::default())
-        .await
-        .unwrap()
+    let snapshot = Snapshot::build(store.as_ref(), ontology).await.unwrap();
+    AppState::open(AppParts {
+        store,
+        snapshot,
+        http: HttpConfig::default(),
+        docs: None,
+        answer: AnswerConfig::default(),
+    })
+    .unwrap()
 }
 
 fn bench(c: &mut Criterion) {
@@ -140,11 +148,12 @@ fn bench(c: &mut Criterion) {
         ..IndexConfig::default()
     };
     let docs = rt
-        .block_on(DocService::open(
+        .block_on(backends::open_docs(
             &cfg,
+            &BackendConfig::default(),
+            &Embedded::Disk(docs_dir.path().to_path_buf()),
             Arc::clone(&state.store),
             &assets,
-            Some(docs_dir.path()),
             docs_dir.path().join("reports"),
         ))
         .unwrap();

@@ -5,10 +5,11 @@
 //! Run with `cargo bench --bench sparql` (after `bash scripts/setup.sh`).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use daemoniq::config::HttpConfig;
+use daemoniq::backends::{self, Embedded};
+use daemoniq::config::{AnswerConfig, BackendConfig, HttpConfig};
 use daemoniq::import::{self, SourceFile};
-use daemoniq::store::{EmbeddedStore, GraphKind, GraphStore, SparqlQuery};
-use daemoniq::{AppState, Sources, assets::Assets};
+use daemoniq::store::{EmbeddedStore, GraphKind, SparqlQuery};
+use daemoniq::{AppParts, AppState, Snapshot, Sources, assets::Assets};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -68,11 +69,19 @@ fn campus(rt: &Runtime) -> Arc<AppState> {
         root,
     };
     rt.block_on(async {
-        let store: Arc<dyn GraphStore> = Arc::new(EmbeddedStore::in_memory().unwrap());
-        let (_, ontology) = sources.sync(store.as_ref()).await.unwrap();
-        AppState::new(store, ontology, HttpConfig::default())
+        let store = backends::open_store(&BackendConfig::default(), &Embedded::Memory)
             .await
-            .unwrap()
+            .unwrap();
+        let (_, ontology) = sources.sync(store.as_ref()).await.unwrap();
+        let snapshot = Snapshot::build(store.as_ref(), ontology).await.unwrap();
+        AppState::open(AppParts {
+            store,
+            snapshot,
+            http: HttpConfig::default(),
+            docs: None,
+            answer: AnswerConfig::default(),
+        })
+        .unwrap()
     })
 }
 

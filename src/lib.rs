@@ -7,9 +7,9 @@
 
 pub mod answer;
 pub mod assets;
+pub mod backends;
 pub mod config;
 pub mod embed;
-pub mod error;
 pub mod eval;
 pub mod ground;
 pub mod http;
@@ -27,7 +27,7 @@ pub mod validate;
 pub mod vector;
 pub mod vocab;
 
-pub use state::{AppState, Sources};
+pub use state::{AppParts, AppState, Snapshot, Sources};
 
 use std::future::Future;
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 //! Rust. Tag-set → class inference compares a record's tags, mapped through
 //! `dq:brickTag`, with each Brick class's `brick:hasAssociatedTag` set.
 
-use crate::store::{GraphStore, Solution, SolutionExt, StoreResult, select};
+use crate::store::{GraphStore, Solution, SolutionExt, StoreResult, TermExt, select};
 use crate::vocab::{self, BRICK, PREFIXES};
 use std::collections::{BTreeSet, HashMap, HashSet};
 

@@ -1,13 +1,13 @@
 //! Serialising query results in the SPARQL protocol's formats.
 
-use crate::store::embedded::to_ox_term;
-use crate::store::{QueryOutput, StoreError, Term};
+use crate::store::{QueryOutput, StoreError};
 use oxigraph::io::{RdfFormat, RdfSerializer};
-use oxigraph::model::{NamedNode, NamedOrBlankNode, Term as OxTerm, Triple as OxTriple, Variable};
+use oxigraph::model::Variable;
 use oxigraph::sparql::results::{QueryResultsFormat, QueryResultsSerializer};
+use strum::VariantArray;
 
 /// A response format of the SPARQL endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray)]
 pub enum ResultFormat {
     /// `application/sparql-results+json`.
     Json,
@@ -55,16 +55,7 @@ impl ResultFormat {
     /// Parses a short name (`json`, `xml`, `csv`, `tsv`, `ttl`, `nt`) or a media type.
     pub fn parse(name: &str) -> Option<Self> {
         let name = name.trim().to_ascii_lowercase();
-        [
-            Self::Json,
-            Self::Xml,
-            Self::Csv,
-            Self::Tsv,
-            Self::Turtle,
-            Self::NTriples,
-        ]
-        .into_iter()
-        .find(|f| {
+        Self::VARIANTS.iter().copied().find(|f| {
             f.media_type() == name
                 || f.aliases().contains(&name.as_str())
                 || f.short_name() == name
@@ -148,16 +139,6 @@ fn io(e: impl std::fmt::Display) -> StoreError {
     StoreError::Evaluation(format!("serialising results failed: {e}"))
 }
 
-fn subject(t: &Term) -> Result<NamedOrBlankNode, StoreError> {
-    match to_ox_term(t)? {
-        OxTerm::NamedNode(n) => Ok(n.into()),
-        OxTerm::BlankNode(b) => Ok(b.into()),
-        other => Err(StoreError::InvalidRdf(format!(
-            "{other} cannot be a subject"
-        ))),
-    }
-}
-
 /// Serialises a result in `format`, which must suit the result's kind.
 pub fn serialize(output: &QueryOutput, format: ResultFormat) -> Result<Vec<u8>, StoreError> {
     let results_format = match format {
@@ -185,14 +166,10 @@ pub fn serialize(output: &QueryOutput, format: ResultFormat) -> Result<Vec<u8>, 
                 .serialize_solutions_to_writer(Vec::new(), vars.clone())
                 .map_err(io)?;
             for row in rows {
-                let mut bound = Vec::with_capacity(row.len());
-                for v in &vars {
-                    if let Some(t) = row.get(v.as_str()) {
-                        bound.push((v.as_ref(), to_ox_term(t)?));
-                    }
-                }
-                ser.serialize(bound.iter().map(|(v, t)| (*v, t.as_ref())))
-                    .map_err(io)?;
+                let bound = vars
+                    .iter()
+                    .filter_map(|v| row.get(v.as_str()).map(|t| (v.as_ref(), t.as_ref())));
+                ser.serialize(bound).map_err(io)?;
             }
             ser.finish().map_err(io)
         }
@@ -204,13 +181,7 @@ pub fn serialize(output: &QueryOutput, format: ResultFormat) -> Result<Vec<u8>, 
             };
             let mut ser = RdfSerializer::from_format(rdf).for_writer(Vec::new());
             for t in triples {
-                let triple = OxTriple::new(
-                    subject(&t.subject)?,
-                    NamedNode::new(&t.predicate)
-                        .map_err(|e| StoreError::InvalidRdf(e.to_string()))?,
-                    to_ox_term(&t.object)?,
-                );
-                ser.serialize_triple(&triple).map_err(io)?;
+                ser.serialize_triple(t).map_err(io)?;
             }
             ser.finish().map_err(io)
         }

@@ -5,11 +5,14 @@ use crate::assets::{Assets, MissingAsset};
 use crate::config::{AnswerConfig, HttpConfig};
 use crate::ground::Grounder;
 use crate::import::{self, ImportError, ImportOutcome, SourceFile};
+use crate::ingest::DocService;
 use crate::ontology::Ontology;
 use crate::store::{GraphKind, GraphStore, StoreResult};
+use crate::text::Cues;
 use crate::topology::Topology;
+use arc_swap::ArcSwap;
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The files loaded at start: Brick from the assets, the project's ontology,
@@ -122,7 +125,57 @@ impl Sources {
     }
 }
 
-/// Shared state of the HTTP API.
+/// What is derived from the store and swapped as one when the graph
+/// changes: the ontology index, the topology projection, the grounder's
+/// lexicon and the question cues. A reader holding a snapshot sees them all
+/// of one moment.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// The ontology index.
+    pub ontology: Arc<Ontology>,
+    /// The topology projection.
+    pub topology: Arc<Topology>,
+    /// The grounder.
+    pub grounder: Arc<Grounder>,
+    /// The question cues (`dq:QuestionCue`).
+    pub cues: Arc<Cues>,
+}
+
+impl Snapshot {
+    /// Builds the derived parts over a store whose sources are loaded.
+    pub async fn build(store: &dyn GraphStore, ontology: Ontology) -> StoreResult<Self> {
+        let topology = Topology::build(store).await?;
+        let grounder = Grounder::load(store, &ontology).await?;
+        let cues = Cues::load(store).await?;
+        Ok(Self {
+            ontology: Arc::new(ontology),
+            topology: Arc::new(topology),
+            grounder: Arc::new(grounder),
+            cues: Arc::new(cues),
+        })
+    }
+}
+
+/// Everything [`AppState::open`] needs.
+pub struct AppParts {
+    /// The graph store.
+    pub store: Arc<dyn GraphStore>,
+    /// What is derived from it ([`Snapshot::build`]).
+    pub snapshot: Snapshot,
+    /// HTTP limits.
+    pub http: HttpConfig,
+    /// The document service (embedding model + vector index), if any.
+    pub docs: Option<Arc<DocService>>,
+    /// The query pipeline's configuration; its `audit_log` is opened.
+    pub answer: AnswerConfig,
+}
+
+/// The audit log named by the configuration cannot be opened.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot open the audit log")]
+pub struct AuditLogError(#[source] pub std::io::Error);
+
+/// Shared state of the HTTP API, the CLI's `ask` and the evaluation.
 pub struct AppState {
     /// The graph store.
     pub store: Arc<dyn GraphStore>,
@@ -130,107 +183,81 @@ pub struct AppState {
     pub http: HttpConfig,
     /// When the server started.
     pub started: Instant,
-    ontology: RwLock<Arc<Ontology>>,
-    topology: RwLock<Arc<Topology>>,
-    docs: std::sync::OnceLock<Arc<crate::ingest::DocService>>,
-    grounder: RwLock<Arc<Grounder>>,
-    cues: RwLock<Arc<crate::text::Cues>>,
-    answer: RwLock<Arc<AnswerConfig>>,
-    audit: std::sync::OnceLock<Arc<AuditLog>>,
+    snapshot: ArcSwap<Snapshot>,
+    docs: Option<Arc<DocService>>,
+    answer: Arc<AnswerConfig>,
+    audit: Option<Arc<AuditLog>>,
 }
 
 impl AppState {
-    /// State over a store whose sources are loaded; builds the topology.
-    pub async fn new(
-        store: Arc<dyn GraphStore>,
-        ontology: Ontology,
-        http: HttpConfig,
-    ) -> StoreResult<Arc<Self>> {
-        let topology = Topology::build(store.as_ref()).await?;
-        let grounder = Grounder::load(store.as_ref(), &ontology).await?;
-        let cues = crate::text::Cues::load(store.as_ref()).await?;
+    /// The state, complete: opens the audit log when the configuration
+    /// names one.
+    pub fn open(parts: AppParts) -> Result<Arc<Self>, AuditLogError> {
+        let audit = match &parts.answer.audit_log {
+            Some(path) => {
+                let log = AuditLog::open(path).map_err(AuditLogError)?;
+                tracing::info!(path = %path.display(), "audit log open");
+                Some(Arc::new(log))
+            }
+            None => None,
+        };
         Ok(Arc::new(Self {
-            store,
-            http,
+            store: parts.store,
+            http: parts.http,
             started: Instant::now(),
-            ontology: RwLock::new(Arc::new(ontology)),
-            topology: RwLock::new(Arc::new(topology)),
-            docs: std::sync::OnceLock::new(),
-            grounder: RwLock::new(Arc::new(grounder)),
-            cues: RwLock::new(Arc::new(cues)),
-            answer: RwLock::new(Arc::new(AnswerConfig::default())),
-            audit: std::sync::OnceLock::new(),
+            snapshot: ArcSwap::from_pointee(parts.snapshot),
+            docs: parts.docs,
+            answer: Arc::new(parts.answer),
+            audit,
         }))
+    }
+
+    /// The current ontology index, topology and grounder, of one moment.
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.snapshot.load_full()
     }
 
     /// The current ontology index.
     pub fn ontology(&self) -> Arc<Ontology> {
-        Arc::clone(&self.ontology.read().unwrap_or_else(|p| p.into_inner()))
-    }
-
-    /// Attaches the document service (embedding model + vector index). A
-    /// second call is ignored.
-    pub fn set_docs(&self, docs: Arc<crate::ingest::DocService>) {
-        if self.docs.set(docs).is_err() {
-            tracing::warn!("document service already attached; ignoring the second one");
-        }
-    }
-
-    /// The document service, when the server runs with one.
-    pub fn docs(&self) -> Option<Arc<crate::ingest::DocService>> {
-        self.docs.get().cloned()
-    }
-
-    /// Sets the query pipeline's weights and thresholds, and opens its
-    /// audit log when the configuration names one.
-    pub fn set_answer_config(&self, cfg: AnswerConfig) -> std::io::Result<()> {
-        if let Some(path) = &cfg.audit_log {
-            let log = AuditLog::open(path)?;
-            tracing::info!(path = %path.display(), "audit log open");
-            if self.audit.set(Arc::new(log)).is_err() {
-                tracing::warn!("audit log already open; keeping the first one");
-            }
-        }
-        *self.answer.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(cfg);
-        Ok(())
-    }
-
-    /// The query pipeline's configuration.
-    pub fn answer_config(&self) -> Arc<AnswerConfig> {
-        Arc::clone(&self.answer.read().unwrap_or_else(|p| p.into_inner()))
-    }
-
-    /// The audit log, when one is open.
-    pub fn audit_log(&self) -> Option<Arc<AuditLog>> {
-        self.audit.get().cloned()
+        Arc::clone(&self.snapshot.load().ontology)
     }
 
     /// The current topology projection.
     pub fn topology(&self) -> Arc<Topology> {
-        Arc::clone(&self.topology.read().unwrap_or_else(|p| p.into_inner()))
+        Arc::clone(&self.snapshot.load().topology)
     }
 
     /// The current grounder.
     pub fn grounder(&self) -> Arc<Grounder> {
-        Arc::clone(&self.grounder.read().unwrap_or_else(|p| p.into_inner()))
+        Arc::clone(&self.snapshot.load().grounder)
     }
 
-    /// The question cues.
-    pub fn cues(&self) -> Arc<crate::text::Cues> {
-        Arc::clone(&self.cues.read().unwrap_or_else(|p| p.into_inner()))
+    /// The current question cues.
+    pub fn cues(&self) -> Arc<Cues> {
+        Arc::clone(&self.snapshot.load().cues)
+    }
+
+    /// The document service, when the state runs with one.
+    pub fn docs(&self) -> Option<Arc<DocService>> {
+        self.docs.clone()
+    }
+
+    /// The query pipeline's configuration.
+    pub fn answer_config(&self) -> Arc<AnswerConfig> {
+        Arc::clone(&self.answer)
+    }
+
+    /// The audit log, when one is open.
+    pub fn audit_log(&self) -> Option<Arc<AuditLog>> {
+        self.audit.clone()
     }
 
     /// Rebuilds the ontology index, topology and grounder after the graph
-    /// changed.
+    /// changed, and swaps them in together.
     pub async fn refresh(&self) -> StoreResult<()> {
         let ontology = Ontology::load(self.store.as_ref()).await?;
-        let topology = Topology::build(self.store.as_ref()).await?;
-        let grounder = Grounder::load(self.store.as_ref(), &ontology).await?;
-        let cues = crate::text::Cues::load(self.store.as_ref()).await?;
-        *self.cues.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(cues);
-        *self.ontology.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(ontology);
-        *self.topology.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(topology);
-        *self.grounder.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(grounder);
+        let snapshot = Snapshot::build(self.store.as_ref(), ontology).await?;
+        self.snapshot.store(Arc::new(snapshot));
         Ok(())
     }
 }

@@ -254,7 +254,10 @@ pub(crate) mod tests {
 
     #[test]
     fn words_stems_and_squash() {
-        assert_eq!(words("What's VAV-2-14's -x- DAT?"), ["whats", "vav-2-14s", "x", "dat"]);
+        assert_eq!(
+            words("What's VAV-2-14's -x- DAT?"),
+            ["whats", "vav-2-14s", "x", "dat"]
+        );
         assert_eq!(stem("restarts"), "restart");
         assert_eq!(stem("gas"), "gas");
         assert_eq!(squash("VAV 2-14"), "vav214");

@@ -576,7 +576,11 @@ mod tests {
         assert_eq!(w.path_back("ahu"), ["vav", "zone"]);
         assert_eq!(w.direct(), ["vav"]);
         // The API lists the same nodes, nearest first, then by IRI.
-        let api: Vec<String> = t.upstream("zone", 10).into_iter().map(|r| r.node.id).collect();
+        let api: Vec<String> = t
+            .upstream("zone", 10)
+            .into_iter()
+            .map(|r| r.node.id)
+            .collect();
         assert_eq!(api, ["vav", "ahu", "fan", "coil", "chiller"]);
         // Downstream of the AHU starts from its parts.
         let w = t.walk("ahu", Way::Downstream, 10);

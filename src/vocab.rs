@@ -32,12 +32,6 @@ pub const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 pub const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 /// `rdfs:label`.
 pub const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
-/// `xsd:string`.
-pub const XSD_STRING: &str = "http://www.w3.org/2001/XMLSchema#string";
-/// `xsd:dateTime`.
-pub const XSD_DATE_TIME: &str = "http://www.w3.org/2001/XMLSchema#dateTime";
-/// `xsd:integer`.
-pub const XSD_INTEGER: &str = "http://www.w3.org/2001/XMLSchema#integer";
 
 /// The named graph holding DaemonIQ's bookkeeping about loaded sources.
 pub const META_GRAPH: &str = "urn:daemoniq:meta";

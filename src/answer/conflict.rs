@@ -100,7 +100,8 @@ pub async fn scan(
     {
         let p = &chunk.hit.payload;
         for sentence in sentences(&p.node_content) {
-            let others = contradicting(cues, grounder, topo, &subject, &answer, &related, &sentence);
+            let others =
+                contradicting(cues, grounder, topo, &subject, &answer, &related, &sentence);
             if others.is_empty() {
                 continue;
             }

@@ -1,9 +1,9 @@
-//! The answer contract (`schemas/answer_contract.schema.json`, seed 004
-//! unchanged) and the check every answer passes before it leaves: JSON
+//! The answer contract (`schemas/answer_contract.schema.json`,
+//! docs/ARCHITECTURE.md § Contracts) and the check every answer passes before it leaves: JSON
 //! Schema validation, every cited graph id resolves in the store, every
 //! (file_path, source_sha) pair is a known source.
 
-use crate::store::{GraphStore, QueryOutput, SparqlQuery, StoreResult};
+use crate::store::{GraphStore, QueryOutput, SparqlQuery, StoreResult, TermExt};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::OnceLock;

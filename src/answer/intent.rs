@@ -12,16 +12,7 @@ use serde::Serialize;
 
 /// One thing a question asks.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    strum::IntoStaticStr,
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, strum::IntoStaticStr,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -289,8 +280,7 @@ mod tests {
         assert!(read_q(&c, "what model is VAV-2-14", &e(), false, false).has(Intent::Product));
         assert!(read_q(&c, "haystack tags on VAV-2-14?", &e(), false, false).has(Intent::Tags));
         assert!(
-            read_q(&c, "what does DAT stand for", &g(vec![]), false, false)
-                .has(Intent::Definition)
+            read_q(&c, "what does DAT stand for", &g(vec![]), false, false).has(Intent::Definition)
         );
         let room = g(vec![entity("Room A-190", "room a-190")]);
         assert!(

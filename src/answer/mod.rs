@@ -136,7 +136,7 @@ impl RefusalType {
         self.into()
     }
 
-    /// The standard message of each refusal type (seed 003).
+    /// The standard message of each refusal type (docs/ARCHITECTURE.md § Refusals).
     pub fn message(self) -> &'static str {
         match self {
             Self::SelectedTextMissing => "The selected text does not contain this information",

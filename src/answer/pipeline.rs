@@ -4,12 +4,12 @@
 //! 2. read the question once: ground it, read what it asks
 //!    ([`Question`]);
 //! 3. graph first: the facts it asks for ([`gather::graph`]);
-//! 4–5. search the documents, filtered by what the graph step found or
-//!    vanilla, and rerank ([`gather::documents`]);
+//! 4. search the documents, filtered by what the graph step found or
+//!    vanilla, and 5. rerank them ([`gather::documents`]);
 //! 6. draft the answer: from graph facts (with documents that contradict
 //!    them, [`conflict`](super::conflict)), from document passages, or from
 //!    the selected text ([`compose`](super::compose));
-//! 7–8. build the contract and check it ([`ContractChecker`]);
+//! 7. build the contract and 8. check it ([`ContractChecker`]);
 //! 9. or abstain — every rule in [`refusal`](super::refusal).
 //!
 //! Then one log line and one audit record per question.
@@ -25,11 +25,11 @@ use super::request::{self, Request};
 use super::retrieve::Scored;
 use super::view::GraphView;
 use super::{
-    ChatRequest, ChatResponse, Fact, Fault, Metadata, Refusal, RequestError, RetrieveError,
-    Status, Trace, TracedChunk, conflict, ms,
+    ChatRequest, ChatResponse, Fact, Fault, Metadata, Refusal, RequestError, RetrieveError, Status,
+    Trace, TracedChunk, conflict, ms,
 };
 use crate::config::AnswerConfig;
-use crate::state::AppState;
+use crate::state::{AppState, Snapshot};
 use serde::Serialize;
 use std::time::Instant;
 use tracing::Instrument;
@@ -111,15 +111,10 @@ async fn answer(state: &AppState, r: Request, request_id: String) -> ChatRespons
 }
 
 /// Step 2: the question, read once.
-fn read(state: &AppState, query: &str, trace: &mut Trace) -> Question {
+fn read(snap: &Snapshot, query: &str, trace: &mut Trace) -> Question {
     let t = Instant::now();
-    let (topo, onto) = (state.topology(), state.ontology());
-    let q = Question::read(
-        query,
-        &state.grounder(),
-        &state.cues(),
-        GraphView::new(&topo, &onto),
-    );
+    let view = GraphView::new(&snap.topology, &snap.ontology);
+    let q = Question::read(query, &snap.grounder, &snap.cues, view);
     trace.stages_ms.insert("ground".into(), ms(t));
     tracing::info!(
         gconf = q.grounding.gconf,
@@ -138,9 +133,11 @@ async fn draft(
     r: &Request,
     trace: &mut Trace,
 ) -> Result<Draft, Fault> {
-    let q = read(state, &r.query, trace);
-    let (topo, onto) = (state.topology(), state.ontology());
-    let view = GraphView::new(&topo, &onto);
+    // One snapshot for the whole question: a refresh mid-answer cannot mix
+    // the grounder of one graph with the topology of another.
+    let snap = state.snapshot();
+    let q = read(&snap, &r.query, trace);
+    let view = GraphView::new(&snap.topology, &snap.ontology);
     let docs = state.docs();
     if let Some(text) = &r.selected {
         trace.retrieval.mode = "selected_text".into();
@@ -153,7 +150,7 @@ async fn draft(
             text,
             store: state.store.as_ref(),
             docs: docs.as_deref(),
-            grounder: &state.grounder(),
+            grounder: &snap.grounder,
         };
         let d = selected::answer(cfg, view, &q, sel, &mut trace.retrieval.decisions).await?;
         trace.stages_ms.insert("synthesize".into(), ms(t));
@@ -165,7 +162,8 @@ async fn draft(
             .push("grounding found no concept in the question; retrieval is vanilla".into());
     }
     let step = gather::graph(state.store.as_ref(), view, &q, trace).await?;
-    let found = gather::documents(docs.as_deref(), cfg, &q, &step.graph_ids, r.top_k, trace).await?;
+    let found =
+        gather::documents(docs.as_deref(), cfg, &q, &step.graph_ids, r.top_k, trace).await?;
     let t = Instant::now();
     let d = if let Some(reason) = refusal::of_question(&q) {
         Draft::Abstain(reason)
@@ -181,9 +179,9 @@ async fn draft(
                     hits: &found.hits,
                 };
                 let index = docs.ingestor().index();
-                let (grounder, cues) = (state.grounder(), state.cues());
                 let decisions = &mut trace.retrieval.decisions;
-                conflict::scan(index.as_ref(), cfg, view, &grounder, &cues, scan, decisions).await?
+                let (grounder, cues) = (&snap.grounder, &snap.cues);
+                conflict::scan(index.as_ref(), cfg, view, grounder, cues, scan, decisions).await?
             }
             _ => Vec::new(),
         };
@@ -278,23 +276,33 @@ pub struct RetrieveResponse {
 }
 
 /// Retrieval only: steps 1–5.
-pub async fn retrieve(state: &AppState, req: ChatRequest) -> Result<RetrieveResponse, RetrieveError> {
+pub async fn retrieve(
+    state: &AppState,
+    req: ChatRequest,
+) -> Result<RetrieveResponse, RetrieveError> {
     let r = request::validate(req)?;
     let started = Instant::now();
     let cfg = state.answer_config();
     let mut trace = Trace::default();
-    let q = read(state, &r.query, &mut trace);
+    let snap = state.snapshot();
+    let q = read(&snap, &r.query, &mut trace);
     if q.grounding.is_empty() {
         trace
             .warnings
             .push("grounding found no concept in the question; retrieval is vanilla".into());
     }
-    let (topo, onto) = (state.topology(), state.ontology());
-    let view = GraphView::new(&topo, &onto);
+    let view = GraphView::new(&snap.topology, &snap.ontology);
     let step = gather::graph(state.store.as_ref(), view, &q, &mut trace).await?;
     let docs = state.docs();
-    let found = gather::documents(docs.as_deref(), &cfg, &q, &step.graph_ids, r.top_k, &mut trace)
-        .await?;
+    let found = gather::documents(
+        docs.as_deref(),
+        &cfg,
+        &q,
+        &step.graph_ids,
+        r.top_k,
+        &mut trace,
+    )
+    .await?;
     trace.chunks = trace_chunks(&found.hits, found.selected, &[]);
     let chunks = found
         .hits

@@ -93,7 +93,11 @@ impl Question {
     /// product named, a named point standing for the equipment that has it.
     pub fn subject(&self, view: GraphView<'_>) -> Option<String> {
         let first = self.named.first()?;
-        Some(view.topo.owner_of_point(first).unwrap_or_else(|| first.clone()))
+        Some(
+            view.topo
+                .owner_of_point(first)
+                .unwrap_or_else(|| first.clone()),
+        )
     }
 }
 

@@ -240,7 +240,10 @@ mod tests {
             retrieved: 0,
             ..ok.clone()
         };
-        assert_eq!(of_documents(&cfg, &q, &none), Some(Reason::NothingRetrieved));
+        assert_eq!(
+            of_documents(&cfg, &q, &none),
+            Some(Reason::NothingRetrieved)
+        );
         let far = DocumentMeasures {
             best: 0.3,
             coverage: 0.0,

@@ -1,4 +1,4 @@
-//! Step 1 of the pipeline: the request limits (seed 003 of the design):
+//! Step 1 of the pipeline: the request limits (docs/ARCHITECTURE.md § Request limits):
 //! `query` 1–500 characters after trimming, `selected_text` 10–5000,
 //! `top_k` 1–20 (default 5), `session_id` a UUID.
 

@@ -1,5 +1,5 @@
-//! Vector search under the decision rules of seed 000 § 6 and
-//! ARCHITECTURE.md § Query step 4–5: filtered (match-any on graph ids,
+//! Vector search under the retrieval rules of docs/ARCHITECTURE.md § Query
+//! (steps 4–5): filtered (match-any on graph ids,
 //! `equip`, `brick_equip`, `ptags`) when the grounding is confident and
 //! names an entity or non-generic equipment, vanilla otherwise or when the
 //! filter finds nothing; then the multiplicative rerank.

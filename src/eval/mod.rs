@@ -76,6 +76,12 @@ pub enum EvalError {
     /// The graph store failed.
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    /// A backend cannot be opened.
+    #[error(transparent)]
+    Backend(#[from] crate::backends::BackendError),
+    /// The audit log cannot be opened.
+    #[error(transparent)]
+    Audit(#[from] crate::state::AuditLogError),
     /// The embedding model or vector index could not be opened.
     #[error(transparent)]
     Docs(#[from] crate::ingest::OpenError),

@@ -6,13 +6,15 @@
 use super::golden::GoldenFile;
 use super::score::{Known, Response, is_plain_iri};
 use super::{EvalError, EvalResult};
-use crate::AppState;
 use crate::answer::ChatRequest;
-use crate::config::{BackendConfig, HttpConfig, IndexConfig};
+use crate::backends::{self, Embedded};
+use crate::config::{AnswerConfig, BackendConfig, HttpConfig, IndexConfig};
+use crate::http::chat::envelope;
+use crate::http::error::ApiError;
 use crate::ingest::report::{Counts, IndexError};
-use crate::ingest::{DocOptions, DocService, Input};
-use crate::state::Sources;
-use crate::store::{EmbeddedStore, GraphStore, QueryOutput, RemoteStore, SparqlQuery};
+use crate::ingest::{DocOptions, Input};
+use crate::state::{AppParts, AppState, Snapshot, Sources};
+use crate::store::{QueryOutput, SparqlQuery};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -113,26 +115,27 @@ pub fn documents(
 
 /// Builds the in-process state: a store with Brick, the ontology and the
 /// building models of `sources`, a document service, and `docs` ingested
-/// with the given `source_ref`s.
+/// with the given `source_ref`s; questions are answered under `answer`.
 ///
 /// With the embedded backends (the default) the store is a fresh in-memory
 /// one and the vector index a scratch directory. `backends` can put the
 /// graph in a remote SPARQL store and the vectors in a Qdrant collection
 /// instead: sources and documents are synced into them (same sha → nothing
 /// to do), so they should hold nothing but this evaluation's data.
+///
+/// The topology and the grounder are those of the graph before the
+/// documents were ingested, as in a server that ingests after start.
 pub async fn in_process(
     sources: &Sources,
     index: &IndexConfig,
     backends: &BackendConfig,
+    answer: AnswerConfig,
     docs: &[(PathBuf, String)],
     progress: &indicatif::ProgressBar,
 ) -> EvalResult<(Arc<AppState>, IngestSummary)> {
-    let store: Arc<dyn GraphStore> = match backends.sparql() {
-        Some(remote) => Arc::new(RemoteStore::connect(remote).await?),
-        None => Arc::new(EmbeddedStore::in_memory()?),
-    };
+    let store = backends::open_store(backends, &Embedded::Memory).await?;
     let (_, ontology) = sources.sync(store.as_ref()).await?;
-    let state = AppState::new(Arc::clone(&store), ontology, HttpConfig::default()).await?;
+    let snapshot = Snapshot::build(store.as_ref(), ontology).await?;
     let scratch = tempfile::tempdir().map_err(|source| EvalError::Io {
         path: std::env::temp_dir(),
         source,
@@ -141,28 +144,15 @@ pub async fn in_process(
         docs_root: sources.root.clone(),
         ..index.clone()
     };
-    let service = match backends.qdrant() {
-        Some(qdrant) => {
-            DocService::open_qdrant(
-                &cfg,
-                Arc::clone(&store),
-                &sources.assets,
-                qdrant,
-                scratch.path().to_path_buf(),
-            )
-            .await?
-        }
-        None => {
-            DocService::open(
-                &cfg,
-                Arc::clone(&store),
-                &sources.assets,
-                None,
-                scratch.path().to_path_buf(),
-            )
-            .await?
-        }
-    };
+    let service = backends::open_docs(
+        &cfg,
+        backends,
+        &Embedded::Memory,
+        Arc::clone(&store),
+        &sources.assets,
+        scratch.path().to_path_buf(),
+    )
+    .await?;
     let max_bytes = service.ingestor().settings().max_bytes;
     let inputs: Vec<Input> = docs
         .iter()
@@ -172,12 +162,18 @@ pub async fn in_process(
     progress.set_position(0);
     let started = Instant::now();
     let report = service
-        .ingest(&state.grounder(), inputs, &DocOptions::default(), &|d| {
+        .ingest(&snapshot.grounder, inputs, &DocOptions::default(), &|d| {
             progress.set_message(d.source_ref.clone());
             progress.inc(1);
         })
         .await?;
-    state.set_docs(Arc::new(service));
+    let state = AppState::open(AppParts {
+        store,
+        snapshot,
+        http: HttpConfig::default(),
+        docs: Some(Arc::new(service)),
+        answer,
+    })?;
     Ok((
         state,
         IngestSummary {
@@ -340,15 +336,18 @@ impl Target {
                 let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
                 Ok(match out {
                     Ok(resp) => {
-                        let (status, _, envelope) = crate::http::chat_envelope(&resp);
+                        if let Some(fault) = &resp.error {
+                            tracing::error!(error = %fault, "question failed");
+                        }
+                        let (status, envelope) = envelope(&resp);
                         Response {
-                            envelope,
+                            envelope: serde_json::to_value(&envelope).map_err(EvalError::Encode)?,
                             http_status: status.as_u16(),
                             wall_ms,
                         }
                     }
                     Err(e) => {
-                        let e = crate::error::ApiError::from(e);
+                        let e = ApiError::from(e);
                         Response {
                             envelope: error_envelope(
                                 serde_json::to_value(&e).map_err(EvalError::Encode)?,

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::SharedState;
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use super::error::{ApiError, ApiResult, ErrorCode};
 use crate::ingest::{DocOptions, DocService, Input};
 
 fn service(state: &SharedState) -> ApiResult<Arc<DocService>> {

@@ -1,17 +1,19 @@
 //! `POST /api/ground`: the grounding of a text.
 
 use super::SharedState;
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use super::error::{ApiError, ApiResult};
 use crate::ground::Grounding;
 use axum::Json;
 use axum::extract::State;
 use axum::extract::rejection::JsonRejection;
-use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::json;
 
 /// Longest text accepted, in characters after trimming.
 pub const MAX_TEXT_CHARS: usize = 5000;
+
+/// The shape of the body, as a malformed one is told.
+const SHAPE: &str = r#"{"text": "..."}"#;
 
 /// Body of `POST /api/ground`.
 #[derive(Debug, Deserialize)]
@@ -19,30 +21,12 @@ pub(super) struct GroundRequest {
     text: String,
 }
 
-pub(super) fn rejection(e: JsonRejection, limit: usize) -> ApiError {
-    match e {
-        JsonRejection::MissingJsonContentType(_) => ApiError::new(
-            ErrorCode::UnsupportedMediaType,
-            "send the body as application/json: {\"text\": \"...\"}",
-        ),
-        JsonRejection::BytesRejection(b) if b.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            ApiError::new(
-                ErrorCode::PayloadTooLarge,
-                format!("request body is larger than the limit of {limit} bytes"),
-            )
-        }
-        other => ApiError::invalid(format!(
-            "the body must be a JSON object {{\"text\": \"...\"}}: {}",
-            other.body_text()
-        )),
-    }
-}
-
 pub(super) async fn ground(
     State(state): State<SharedState>,
     body: Result<Json<GroundRequest>, JsonRejection>,
 ) -> ApiResult<Json<Grounding>> {
-    let Json(req) = body.map_err(|e| rejection(e, state.http.max_body_bytes))?;
+    let Json(req) =
+        body.map_err(|e| ApiError::json_rejection(e, state.http.max_body_bytes, SHAPE))?;
     let text = req.text.trim();
     let chars = text.chars().count();
     if chars == 0 || chars > MAX_TEXT_CHARS {

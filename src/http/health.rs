@@ -1,7 +1,7 @@
 //! `GET /health`.
 
 use super::SharedState;
-use crate::error::ApiResult;
+use super::error::ApiResult;
 use crate::store::SourceRecord;
 use axum::Json;
 use axum::extract::State;

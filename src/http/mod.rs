@@ -1,23 +1,22 @@
 //! The HTTP API (axum). One file per resource; handlers extract, call the
 //! library, serialise. Nothing here knows how the store works.
 
-mod chat;
-
-pub use chat::envelope as chat_envelope;
+pub mod chat;
 mod documents;
+pub mod error;
 mod ground;
 mod health;
 mod schema;
 mod sparql;
 mod topology;
 
-use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::state::AppState;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::http::{HeaderName, HeaderValue, Method};
 use axum::routing::{delete, get, post};
+use error::{ApiError, ApiResult};
 use std::sync::Arc;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 use tower_http::trace::TraceLayer;
@@ -99,10 +98,7 @@ pub(crate) fn body(
 ) -> ApiResult<axum::body::Bytes> {
     b.map_err(|e| {
         if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(
-                ErrorCode::PayloadTooLarge,
-                format!("request body is larger than the limit of {limit} bytes"),
-            )
+            ApiError::too_large(limit)
         } else {
             ApiError::invalid(format!("cannot read the request body: {}", e.body_text()))
         }

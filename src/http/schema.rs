@@ -1,7 +1,7 @@
 //! `/api/schema/...`: the class hierarchy, one class, the Haystack tags.
 
+use super::error::{ApiError, ApiResult};
 use super::{SharedState, params};
-use crate::error::{ApiError, ApiResult};
 use crate::schema::{self, ClassDetail, ClassNode, TagInfo};
 use crate::vocab;
 use axum::Json;

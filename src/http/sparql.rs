@@ -4,8 +4,8 @@
 //! `default-graph-uri` / `named-graph-uri`; with neither and no `FROM`, the
 //! default graph is the union of all graphs. Updates are refused.
 
+use super::error::{ApiError, ApiResult, ErrorCode};
 use super::{SharedState, TRUNCATED_HEADER};
-use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::results::{self, ResultFormat};
 use crate::store::{QueryOutput, SparqlQuery, StoreError};
 use axum::body::Bytes;

@@ -1,7 +1,7 @@
 //! `/api/topology/...`: a node's neighbours, up- and downstream, subgraphs.
 
+use super::error::{ApiError, ApiResult, ErrorCode};
 use super::{SharedState, params};
-use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::topology::{EdgeView, NodeView, Reached, Resolution, Topology};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;

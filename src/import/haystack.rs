@@ -7,7 +7,7 @@
 //! ontology's tag-set inference; refs become Brick relationships.
 
 use crate::ontology::Ontology;
-use crate::store::{Term, Triple};
+use crate::store::{NamedNode, Triple, term};
 use crate::vocab::{self, RDF_TYPE, RDFS_LABEL};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -151,7 +151,7 @@ fn markers(record: &Record) -> Vec<&str> {
 /// Converts a grid into triples, with record IRIs `base` + id.
 pub fn convert(bytes: &[u8], base: &str, ontology: &Ontology) -> Result<Vec<Triple>, String> {
     let records = parse_grid(bytes)?;
-    let iri = |id: &str| -> Term {
+    let iri = |id: &str| -> NamedNode {
         let local: String = id
             .chars()
             .map(|c| {
@@ -162,7 +162,7 @@ pub fn convert(bytes: &[u8], base: &str, ontology: &Ontology) -> Result<Vec<Trip
                 }
             })
             .collect();
-        Term::Iri(format!("{base}{local}"))
+        term::iri(format!("{base}{local}"))
     };
     let id_of = |r: &Record| match r.get("id") {
         Some(HValue::Ref { id, .. }) => Some(id.clone()),
@@ -188,7 +188,11 @@ pub fn convert(bytes: &[u8], base: &str, ontology: &Ontology) -> Result<Vec<Trip
         let id = id_of(r).ok_or_else(|| format!("row {row} has no id"))?;
         let node = iri(&id);
         if let Some(class) = classes.get(&id) {
-            out.push(Triple::new(node.clone(), RDF_TYPE, Term::iri(class)));
+            out.push(Triple::new(
+                node.clone(),
+                term::iri(RDF_TYPE),
+                term::iri(class),
+            ));
         }
         let label = match (r.get("dis"), r.get("navName"), r.get("id")) {
             (Some(HValue::Str(d)), _, _) => Some(d.clone()),
@@ -197,28 +201,36 @@ pub fn convert(bytes: &[u8], base: &str, ontology: &Ontology) -> Result<Vec<Trip
             _ => None,
         };
         if let Some(label) = label {
-            out.push(Triple::new(node.clone(), RDFS_LABEL, Term::string(label)));
+            out.push(Triple::new(
+                node.clone(),
+                term::iri(RDFS_LABEL),
+                term::string(label),
+            ));
         }
         out.push(Triple::new(
             node.clone(),
-            vocab::dq("haystackId"),
-            Term::string(&id),
+            term::iri(vocab::dq("haystackId")),
+            term::string(&id),
         ));
         for marker in markers(r) {
             out.push(match ontology.marker_iri(marker) {
-                Some(m) => Triple::new(node.clone(), vocab::dq("hasHaystackTag"), Term::iri(m)),
+                Some(m) => Triple::new(
+                    node.clone(),
+                    term::iri(vocab::dq("hasHaystackTag")),
+                    term::iri(m),
+                ),
                 None => Triple::new(
                     node.clone(),
-                    vocab::dq("rawHaystackTag"),
-                    Term::string(marker),
+                    term::iri(vocab::dq("rawHaystackTag")),
+                    term::string(marker),
                 ),
             });
         }
         if let Some(HValue::Str(unit)) | Some(HValue::Number(_, Some(unit))) = r.get("unit") {
             out.push(Triple::new(
                 node.clone(),
-                vocab::dq("unitSymbol"),
-                Term::string(unit),
+                term::iri(vocab::dq("unitSymbol")),
+                term::string(unit),
             ));
         }
         let self_is_point = is(&id, "Point");
@@ -233,23 +245,43 @@ pub fn convert(bytes: &[u8], base: &str, ontology: &Ontology) -> Result<Vec<Trip
             let t = iri(target);
             if tag == "equipRef" {
                 if self_is_point {
-                    out.push(Triple::new(t, vocab::brick("hasPoint"), node.clone()));
+                    out.push(Triple::new(
+                        t,
+                        term::iri(vocab::brick("hasPoint")),
+                        node.clone(),
+                    ));
                 } else if is(&id, "Terminal_Unit") && is(target, "AHU") {
-                    out.push(Triple::new(t, vocab::brick("feeds"), node.clone()));
+                    out.push(Triple::new(
+                        t,
+                        term::iri(vocab::brick("feeds")),
+                        node.clone(),
+                    ));
                 } else {
-                    out.push(Triple::new(node.clone(), vocab::brick("isPartOf"), t));
+                    out.push(Triple::new(
+                        node.clone(),
+                        term::iri(vocab::brick("isPartOf")),
+                        t,
+                    ));
                 }
             } else if FEED_REFS.contains(&tag.as_str()) {
-                out.push(Triple::new(t, vocab::brick("feeds"), node.clone()));
+                out.push(Triple::new(
+                    t,
+                    term::iri(vocab::brick("feeds")),
+                    node.clone(),
+                ));
             } else if LOCATION_REFS.contains(&tag.as_str()) {
                 let p = if self_is_location {
                     "isPartOf"
                 } else {
                     "hasLocation"
                 };
-                out.push(Triple::new(node.clone(), vocab::brick(p), t));
+                out.push(Triple::new(node.clone(), term::iri(vocab::brick(p)), t));
             } else {
-                out.push(Triple::new(node.clone(), vocab::dq("haystackRef"), t));
+                out.push(Triple::new(
+                    node.clone(),
+                    term::iri(vocab::dq("haystackRef")),
+                    t,
+                ));
             }
         }
     }

@@ -10,7 +10,9 @@ pub mod haystack;
 pub mod rdf;
 
 use crate::ontology::Ontology;
-use crate::store::{GraphKind, GraphStore, SourceRecord, StoreError, Term, Triple};
+use crate::store::{
+    GraphKind, GraphStore, NamedOrBlankNode, SourceRecord, StoreError, Triple, term,
+};
 use crate::vocab;
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
@@ -203,24 +205,27 @@ fn sanitize_base(rel: &str) -> String {
 
 /// Adds `dq:sourceSha`, `dq:sourcePath` and `dq:updatedAt` to every IRI subject.
 pub fn annotate_instances(triples: &mut Vec<Triple>, record: &SourceRecord) {
-    let subjects: BTreeSet<String> = triples
+    let subjects: BTreeSet<_> = triples
         .iter()
-        .filter_map(|t| t.subject.as_iri().map(str::to_owned))
+        .filter_map(|t| match &t.subject {
+            NamedOrBlankNode::NamedNode(n) => Some(n.clone()),
+            NamedOrBlankNode::BlankNode(_) => None,
+        })
         .collect();
     let (sha, path, at) = (
-        Term::string(&record.sha256),
-        Term::string(&record.path),
-        Term::date_time(record.updated_at),
+        term::string(&record.sha256),
+        term::string(&record.path),
+        term::date_time(record.updated_at),
+    );
+    let (has_sha, has_path, has_at) = (
+        term::iri(vocab::dq("sourceSha")),
+        term::iri(vocab::dq("sourcePath")),
+        term::iri(vocab::dq("updatedAt")),
     );
     for s in subjects {
-        let s = Term::Iri(s);
-        triples.push(Triple::new(s.clone(), vocab::dq("sourceSha"), sha.clone()));
-        triples.push(Triple::new(
-            s.clone(),
-            vocab::dq("sourcePath"),
-            path.clone(),
-        ));
-        triples.push(Triple::new(s, vocab::dq("updatedAt"), at.clone()));
+        triples.push(Triple::new(s.clone(), has_sha.clone(), sha.clone()));
+        triples.push(Triple::new(s.clone(), has_path.clone(), path.clone()));
+        triples.push(Triple::new(s, has_at.clone(), at.clone()));
     }
 }
 

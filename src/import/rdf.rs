@@ -1,9 +1,7 @@
 //! RDF files (Brick Turtle and friends) → triples.
 
-use crate::store::embedded::from_ox_term;
-use crate::store::{Term, Triple};
+use crate::store::Triple;
 use oxigraph::io::{RdfFormat, RdfParser};
-use oxigraph::model::NamedOrBlankNode;
 
 /// The RDF format for a file extension DaemonIQ imports as RDF.
 pub fn format_for_extension(ext: &str) -> Option<RdfFormat> {
@@ -26,16 +24,7 @@ pub fn parse(bytes: &[u8], format: RdfFormat) -> Result<Vec<Triple>, String> {
         .rename_blank_nodes()
         .for_slice(bytes)
     {
-        let quad = quad.map_err(|e| e.to_string())?;
-        let subject = match quad.subject {
-            NamedOrBlankNode::NamedNode(n) => Term::Iri(n.into_string()),
-            NamedOrBlankNode::BlankNode(b) => Term::Blank(b.into_string()),
-        };
-        out.push(Triple::new(
-            subject,
-            quad.predicate.into_string(),
-            from_ox_term(quad.object),
-        ));
+        out.push(Triple::from(quad.map_err(|e| e.to_string())?));
     }
     Ok(out)
 }

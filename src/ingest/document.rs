@@ -10,7 +10,8 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use crate::store::{Term, Triple};
+use crate::store::term::{date_time, integer, iri, string};
+use crate::store::{NamedNode, Triple};
 use crate::vector::ChunkPayload;
 use crate::vocab::{self, dq};
 
@@ -83,70 +84,66 @@ pub struct DocumentMeta {
 /// The triples of a document's named graph: the document node and one node
 /// per indexed chunk, each with the provenance every instance carries.
 pub fn graph_triples(meta: &DocumentMeta, chunks: &[(ChunkPayload, Uuid)]) -> Vec<Triple> {
-    let doc = Term::iri(doc_iri(&meta.source_id));
-    let sha = Term::string(&meta.source_sha);
-    let path = Term::string(&meta.source_ref);
-    let at = Term::date_time(meta.updated_at);
-    let provenance = |s: &Term, out: &mut Vec<Triple>| {
-        out.push(Triple::new(s.clone(), dq("sourceSha"), sha.clone()));
-        out.push(Triple::new(s.clone(), dq("sourcePath"), path.clone()));
-        out.push(Triple::new(s.clone(), dq("updatedAt"), at.clone()));
+    let doc = iri(doc_iri(&meta.source_id));
+    let sha = string(&meta.source_sha);
+    let path = string(&meta.source_ref);
+    let at = date_time(meta.updated_at);
+    let provenance = |s: &NamedNode, out: &mut Vec<Triple>| {
+        out.push(Triple::new(s.clone(), iri(dq("sourceSha")), sha.clone()));
+        out.push(Triple::new(s.clone(), iri(dq("sourcePath")), path.clone()));
+        out.push(Triple::new(s.clone(), iri(dq("updatedAt")), at.clone()));
     };
     let mut out = vec![
-        Triple::new(doc.clone(), vocab::RDF_TYPE, Term::iri(dq("Document"))),
-        Triple::new(doc.clone(), dq("sourceId"), Term::string(&meta.source_id)),
-        Triple::new(doc.clone(), dq("title"), Term::string(&meta.title)),
-        Triple::new(doc.clone(), dq("domain"), Term::string(&meta.domain)),
+        Triple::new(doc.clone(), iri(vocab::RDF_TYPE), iri(dq("Document"))),
+        Triple::new(doc.clone(), iri(dq("sourceId")), string(&meta.source_id)),
+        Triple::new(doc.clone(), iri(dq("title")), string(&meta.title)),
+        Triple::new(doc.clone(), iri(dq("domain")), string(&meta.domain)),
         Triple::new(
             doc.clone(),
-            dq("sourceType"),
-            Term::string(&meta.source_type),
+            iri(dq("sourceType")),
+            string(&meta.source_type),
         ),
         Triple::new(
             doc.clone(),
-            dq("docVersion"),
-            Term::string(&meta.doc_version),
+            iri(dq("docVersion")),
+            string(&meta.doc_version),
         ),
-        Triple::new(
-            doc.clone(),
-            dq("chunkCount"),
-            Term::typed(chunks.len().to_string(), vocab::XSD_INTEGER),
-        ),
+        Triple::new(doc.clone(), iri(dq("chunkCount")), integer(chunks.len())),
     ];
     provenance(&doc, &mut out);
     for (payload, id) in chunks {
-        let c = Term::iri(chunk_iri(&meta.source_id, payload.chunk_index));
+        let c = iri(chunk_iri(&meta.source_id, payload.chunk_index));
         out.push(Triple::new(
             c.clone(),
-            vocab::RDF_TYPE,
-            Term::iri(dq("Chunk")),
+            iri(vocab::RDF_TYPE),
+            iri(dq("Chunk")),
         ));
-        out.push(Triple::new(c.clone(), dq("partOf"), doc.clone()));
+        out.push(Triple::new(c.clone(), iri(dq("partOf")), doc.clone()));
         out.push(Triple::new(
             c.clone(),
-            dq("chunkIndex"),
-            Term::typed(payload.chunk_index.to_string(), vocab::XSD_INTEGER),
-        ));
-        out.push(Triple::new(
-            c.clone(),
-            dq("pageLabel"),
-            Term::string(&payload.page_label),
+            iri(dq("chunkIndex")),
+            integer(payload.chunk_index),
         ));
         out.push(Triple::new(
             c.clone(),
-            dq("sectionTitle"),
-            Term::string(&payload.section_title),
+            iri(dq("pageLabel")),
+            string(&payload.page_label),
         ));
         out.push(Triple::new(
             c.clone(),
-            dq("pointId"),
-            Term::string(id.to_string()),
+            iri(dq("sectionTitle")),
+            string(&payload.section_title),
+        ));
+        out.push(Triple::new(
+            c.clone(),
+            iri(dq("pointId")),
+            string(id.to_string()),
         ));
         for target in &payload.graph_ids {
             out.push(Triple::new(
                 c.clone(),
-                dq("mentions"),
-                Term::iri(target.clone()),
+                iri(dq("mentions")),
+                iri(target.clone()),
             ));
         }
         provenance(&c, &mut out);

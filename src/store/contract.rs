@@ -11,11 +11,13 @@
 use chrono::{DateTime, SubsecRound, Utc};
 use uuid::Uuid;
 
+use super::term::{self, iri};
 use super::{
-    GraphKind, GraphStore, QueryOutput, SolutionExt, SourceRecord, SparqlQuery, StoreError, Term,
-    Triple,
+    BlankNode, GraphKind, GraphStore, Literal, NamedNode, QueryOutput, SolutionExt, SourceRecord,
+    SparqlQuery, StoreError, Term, Triple,
 };
 use crate::vocab;
+use oxrdf::vocab::xsd;
 
 /// Runs every check; `Err` lists each failed check with its reason.
 pub async fn run(store: &dyn GraphStore) -> Result<(), String> {
@@ -68,12 +70,12 @@ impl Run {
         format!("urn:daemoniq:contract:{}:{name}", self.id)
     }
 
-    fn node(&self, name: &str) -> Term {
-        Term::iri(format!("urn:daemoniq:contract:{}:node:{name}", self.id))
+    fn node(&self, name: &str) -> NamedNode {
+        iri(format!("urn:daemoniq:contract:{}:node:{name}", self.id))
     }
 
-    fn pred(&self, name: &str) -> String {
-        format!("urn:daemoniq:contract:{}:p:{name}", self.id)
+    fn pred(&self, name: &str) -> NamedNode {
+        iri(format!("urn:daemoniq:contract:{}:p:{name}", self.id))
     }
 
     async fn cleanup(&self, store: &dyn GraphStore) -> Result<(), String> {
@@ -139,13 +141,13 @@ async fn replace_and_read(store: &dyn GraphStore, run: &Run) -> Result<(), Strin
     let g = run.graph("replace");
     let p = run.pred("feeds");
     let triples = vec![
-        Triple::new(run.node("ahu1"), &p, run.node("vav1")),
-        Triple::new(run.node("ahu1"), &p, run.node("vav2")),
+        Triple::new(run.node("ahu1"), p.clone(), run.node("vav1")),
+        Triple::new(run.node("ahu1"), p.clone(), run.node("vav2")),
     ];
     put(store, &g, "sha-a", triples).await?;
     let got = values(
         store,
-        &format!("SELECT ?o WHERE {{ GRAPH <{g}> {{ ?s <{p}> ?o }} }}"),
+        &format!("SELECT ?o WHERE {{ GRAPH <{g}> {{ ?s {p} ?o }} }}"),
         "o",
     )
     .await?;
@@ -157,16 +159,16 @@ async fn replace_and_read(store: &dyn GraphStore, run: &Run) -> Result<(), Strin
         store,
         &g,
         "sha-b",
-        vec![Triple::new(run.node("ahu1"), &p, run.node("vav3"))],
+        vec![Triple::new(run.node("ahu1"), p.clone(), run.node("vav3"))],
     )
     .await?;
     let got = values(
         store,
-        &format!("SELECT ?o WHERE {{ GRAPH <{g}> {{ ?s <{p}> ?o }} }}"),
+        &format!("SELECT ?o WHERE {{ GRAPH <{g}> {{ ?s {p} ?o }} }}"),
         "o",
     )
     .await?;
-    let want = vec![run.node("vav3").value().to_owned()];
+    let want = vec![run.node("vav3").as_str().to_owned()];
     ensure(got == want, || {
         format!("after replace expected {want:?}, got {got:?}")
     })
@@ -178,25 +180,25 @@ async fn union_default_graph(store: &dyn GraphStore, run: &Run) -> Result<(), St
         store,
         &run.graph("union-1"),
         "u1",
-        vec![Triple::new(run.node("a"), &p, run.node("b"))],
+        vec![Triple::new(run.node("a"), p.clone(), run.node("b"))],
     )
     .await?;
     put(
         store,
         &run.graph("union-2"),
         "u2",
-        vec![Triple::new(run.node("b"), &p, run.node("c"))],
+        vec![Triple::new(run.node("b"), p.clone(), run.node("c"))],
     )
     .await?;
     // No FROM, no protocol graphs: the default graph is the union, so a
     // join across two source graphs finds its row.
     let got = values(
         store,
-        &format!("SELECT ?z WHERE {{ ?x <{p}> ?y . ?y <{p}> ?z }}"),
+        &format!("SELECT ?z WHERE {{ ?x {p} ?y . ?y {p} ?z }}"),
         "z",
     )
     .await?;
-    let want = vec![run.node("c").value().to_owned()];
+    let want = vec![run.node("c").as_str().to_owned()];
     ensure(got == want, || {
         format!("union join expected {want:?}, got {got:?}")
     })?;
@@ -220,7 +222,7 @@ async fn protocol_dataset(store: &dyn GraphStore, run: &Run) -> Result<(), Strin
     let p = run.pred("union");
     let g1 = run.graph("union-1");
     let g2 = run.graph("union-2");
-    let q = format!("SELECT ?s WHERE {{ ?s <{p}> ?o }}");
+    let q = format!("SELECT ?s WHERE {{ ?s {p} ?o }}");
     // default-graph-uri restricts the default graph.
     let got: Vec<String> = rows(
         store,
@@ -233,18 +235,18 @@ async fn protocol_dataset(store: &dyn GraphStore, run: &Run) -> Result<(), Strin
     .iter()
     .map(|r| r.string("s"))
     .collect();
-    let want = vec![run.node("a").value().to_owned()];
+    let want = vec![run.node("a").as_str().to_owned()];
     ensure(got == want, || {
         format!("default-graph-uri expected {want:?}, got {got:?}")
     })?;
     // FROM in the query does the same.
     let got = values(
         store,
-        &format!("SELECT ?s FROM <{g2}> WHERE {{ ?s <{p}> ?o }}"),
+        &format!("SELECT ?s FROM <{g2}> WHERE {{ ?s {p} ?o }}"),
         "s",
     )
     .await?;
-    let want = vec![run.node("b").value().to_owned()];
+    let want = vec![run.node("b").as_str().to_owned()];
     ensure(got == want, || {
         format!("FROM expected {want:?}, got {got:?}")
     })?;
@@ -253,7 +255,7 @@ async fn protocol_dataset(store: &dyn GraphStore, run: &Run) -> Result<(), Strin
         store,
         SparqlQuery {
             named_graphs: vec![g2.clone()],
-            ..SparqlQuery::new(format!("SELECT ?g WHERE {{ GRAPH ?g {{ ?s <{p}> ?o }} }}"))
+            ..SparqlQuery::new(format!("SELECT ?g WHERE {{ GRAPH ?g {{ ?s {p} ?o }} }}"))
         },
     )
     .await?
@@ -276,8 +278,8 @@ async fn source_records(store: &dyn GraphStore, run: &Run) -> Result<(), String>
             rec.clone(),
             vec![Triple::new(
                 run.node("doc"),
-                vocab::RDF_TYPE,
-                Term::iri(vocab::dq("Document")),
+                iri(vocab::RDF_TYPE),
+                iri(vocab::dq("Document")),
             )],
         )
         .await
@@ -299,8 +301,8 @@ async fn idempotent_replace(store: &dyn GraphStore, run: &Run) -> Result<(), Str
         .map(|i| {
             Triple::new(
                 run.node(&format!("s{i}")),
-                &p,
-                Term::string(format!("v{i}")),
+                p.clone(),
+                term::string(format!("v{i}")),
             )
         })
         .collect();
@@ -326,28 +328,25 @@ async fn idempotent_replace(store: &dyn GraphStore, run: &Run) -> Result<(), Str
 async fn literals_round_trip(store: &dyn GraphStore, run: &Run) -> Result<(), String> {
     let g = run.graph("literals");
     let p = run.pred("lit");
-    let literals = vec![
-        Term::string("plain"),
-        Term::string("quote \" backslash \\ newline\n tab\t unicode °F ✓"),
-        Term::Literal {
-            value: "Luftbehandlungsgerät".into(),
-            datatype: "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString".into(),
-            language: Some("de".into()),
-        },
-        Term::typed("55", vocab::XSD_INTEGER),
-        Term::typed("12.5", "http://www.w3.org/2001/XMLSchema#decimal"),
-        Term::date_time(DateTime::<Utc>::from_timestamp(1_700_000_000, 0).unwrap_or_default()),
+    let literals: Vec<Term> = vec![
+        term::string("plain").into(),
+        term::string("quote \" backslash \\ newline\n tab\t unicode °F ✓").into(),
+        Literal::new_language_tagged_literal_unchecked("Luftbehandlungsgerät", "de").into(),
+        Literal::new_typed_literal("55", xsd::INTEGER).into(),
+        Literal::new_typed_literal("12.5", xsd::DECIMAL).into(),
+        term::date_time(DateTime::<Utc>::from_timestamp(1_700_000_000, 0).unwrap_or_default())
+            .into(),
     ];
     let triples = literals
         .iter()
         .enumerate()
-        .map(|(i, o)| Triple::new(run.node(&format!("l{i}")), &p, o.clone()))
+        .map(|(i, o)| Triple::new(run.node(&format!("l{i}")), p.clone(), o.clone()))
         .collect();
     put(store, &g, "lit", triples).await?;
     let found = rows(
         store,
         SparqlQuery::new(format!(
-            "SELECT ?s ?o WHERE {{ GRAPH <{g}> {{ ?s <{p}> ?o }} }} ORDER BY ?s"
+            "SELECT ?s ?o WHERE {{ GRAPH <{g}> {{ ?s {p} ?o }} }} ORDER BY ?s"
         )),
     )
     .await?;
@@ -362,24 +361,24 @@ async fn blank_nodes(store: &dyn GraphStore, run: &Run) -> Result<(), String> {
     let g = run.graph("blank");
     let on = run.pred("onProperty");
     let sub = run.pred("subClassOf");
-    let b = Term::Blank("r1".into());
+    let b = BlankNode::new_unchecked("r1");
     put(
         store,
         &g,
         "blank",
         vec![
-            Triple::new(run.node("Class"), &sub, b.clone()),
-            Triple::new(b.clone(), &on, run.node("prop")),
+            Triple::new(run.node("Class"), sub.clone(), b.clone()),
+            Triple::new(b.clone(), on.clone(), run.node("prop")),
         ],
     )
     .await?;
     let got = values(
         store,
-        &format!("SELECT ?prop WHERE {{ GRAPH <{g}> {{ ?c <{sub}> ?r . ?r <{on}> ?prop FILTER isBlank(?r) }} }}"),
+        &format!("SELECT ?prop WHERE {{ GRAPH <{g}> {{ ?c {sub} ?r . ?r {on} ?prop FILTER isBlank(?r) }} }}"),
         "prop",
     )
     .await?;
-    let want = vec![run.node("prop").value().to_owned()];
+    let want = vec![run.node("prop").as_str().to_owned()];
     ensure(got == want, || {
         format!("blank node join expected {want:?}, got {got:?}")
     })
@@ -482,8 +481,8 @@ async fn remove(store: &dyn GraphStore, run: &Run) -> Result<(), String> {
         &g,
         "rm",
         vec![
-            Triple::new(run.node("x"), &p, Term::string("1")),
-            Triple::new(run.node("y"), &p, Term::string("2")),
+            Triple::new(run.node("x"), p.clone(), term::string("1")),
+            Triple::new(run.node("y"), p.clone(), term::string("2")),
         ],
     )
     .await?;

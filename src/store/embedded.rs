@@ -4,19 +4,14 @@
 //! Queries carry a cancellation token that a timer trips at the time limit,
 //! which stops evaluation inside Oxigraph rather than abandoning a thread.
 
+use super::term::{collect_solutions, collect_triples, named_node};
 use super::{
-    GraphKind, GraphStore, QueryOutput, Solution, SourceRecord, SparqlQuery, StoreError,
-    StoreResult, Term, Triple,
+    GraphKind, GraphStore, QueryOutput, SourceRecord, SparqlQuery, StoreError, StoreResult, Triple,
 };
-use crate::vocab::{self, META_GRAPH};
+use crate::vocab::META_GRAPH;
 use async_trait::async_trait;
-use oxigraph::model::Triple as OxTriple;
-use oxigraph::model::{
-    BlankNode, GraphName, Literal, NamedNode, NamedOrBlankNode, Quad, QuadRef, Term as OxTerm,
-};
-use oxigraph::sparql::{
-    CancellationToken, QueryEvaluationError, QueryResults, QuerySolution, SparqlEvaluator, Variable,
-};
+use oxigraph::model::{GraphName, NamedNode, NamedOrBlankNode, Quad, QuadRef};
+use oxigraph::sparql::{CancellationToken, QueryEvaluationError, QueryResults, SparqlEvaluator};
 use oxigraph::store::Store;
 use std::path::Path;
 use std::sync::Arc;
@@ -86,85 +81,10 @@ fn evaluation(e: QueryEvaluationError, timeout: Option<Duration>) -> StoreError 
     }
 }
 
-fn named_node(iri: &str) -> StoreResult<NamedNode> {
-    NamedNode::new(iri).map_err(|e| StoreError::InvalidRdf(format!("<{iri}>: {e}")))
-}
-
-/// Converts DaemonIQ's term into an Oxigraph term.
-pub(crate) fn to_ox_term(term: &Term) -> StoreResult<OxTerm> {
-    Ok(match term {
-        Term::Iri(iri) => named_node(iri)?.into(),
-        Term::Blank(id) => BlankNode::new(id)
-            .map_err(|e| StoreError::InvalidRdf(format!("_:{id}: {e}")))?
-            .into(),
-        Term::Literal {
-            value,
-            datatype,
-            language,
-        } => match language {
-            Some(lang) => Literal::new_language_tagged_literal(value, lang)
-                .map_err(|e| StoreError::InvalidRdf(format!("@{lang}: {e}")))?
-                .into(),
-            None => Literal::new_typed_literal(value, named_node(datatype)?).into(),
-        },
-    })
-}
-
-fn to_ox_subject(term: &Term) -> StoreResult<NamedOrBlankNode> {
-    match to_ox_term(term)? {
-        OxTerm::NamedNode(n) => Ok(n.into()),
-        OxTerm::BlankNode(b) => Ok(b.into()),
-        other => Err(StoreError::InvalidRdf(format!(
-            "{other} cannot be a subject"
-        ))),
-    }
-}
-
-/// Converts an Oxigraph term into DaemonIQ's term.
-pub(crate) fn from_ox_term(term: OxTerm) -> Term {
-    match term {
-        OxTerm::NamedNode(n) => Term::Iri(n.into_string()),
-        OxTerm::BlankNode(b) => Term::Blank(b.into_string()),
-        OxTerm::Literal(l) => {
-            let (value, datatype, language) = l.destruct();
-            match language {
-                Some(lang) => Term::Literal {
-                    value,
-                    datatype: "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString".into(),
-                    language: Some(lang),
-                },
-                None => Term::Literal {
-                    value,
-                    datatype: datatype
-                        .map(NamedNode::into_string)
-                        .unwrap_or_else(|| vocab::XSD_STRING.to_owned()),
-                    language: None,
-                },
-            }
-        }
-        #[allow(unreachable_patterns)]
-        other => Term::string(other.to_string()),
-    }
-}
-
-fn from_ox_subject(s: NamedOrBlankNode) -> Term {
-    match s {
-        NamedOrBlankNode::NamedNode(n) => Term::Iri(n.into_string()),
-        NamedOrBlankNode::BlankNode(b) => Term::Blank(b.into_string()),
-    }
-}
-
-fn to_quads(triples: &[Triple], graph: &NamedNode) -> StoreResult<Vec<Quad>> {
+fn to_quads(triples: Vec<Triple>, graph: &NamedNode) -> Vec<Quad> {
     triples
-        .iter()
-        .map(|t| {
-            Ok(Quad::new(
-                to_ox_subject(&t.subject)?,
-                named_node(&t.predicate)?,
-                to_ox_term(&t.object)?,
-                graph.clone(),
-            ))
-        })
+        .into_iter()
+        .map(|t| t.in_graph(graph.clone()))
         .collect()
 }
 
@@ -218,62 +138,6 @@ fn run_query(store: &Store, q: &SparqlQuery, token: CancellationToken) -> StoreR
     })
 }
 
-/// Solutions in DaemonIQ's terms, at most `max` rows; `truncated` when more
-/// were left (shared by the embedded and the remote store).
-pub(crate) fn collect_solutions<E>(
-    variables: &[Variable],
-    solutions: impl Iterator<Item = Result<QuerySolution, E>>,
-    max: usize,
-    error: impl Fn(E) -> StoreError,
-) -> StoreResult<QueryOutput> {
-    let mut rows = Vec::new();
-    let mut truncated = false;
-    for solution in solutions {
-        let solution = solution.map_err(&error)?;
-        if rows.len() == max {
-            truncated = true;
-            break;
-        }
-        let mut row = Solution::new();
-        for (var, term) in solution.iter() {
-            row.insert(var.as_str().to_owned(), from_ox_term(term.clone()));
-        }
-        rows.push(row);
-    }
-    Ok(QueryOutput::Solutions {
-        variables: variables.iter().map(|v| v.as_str().to_owned()).collect(),
-        rows,
-        truncated,
-    })
-}
-
-/// Triples in DaemonIQ's terms, at most `max`; `truncated` when more were
-/// left (shared by the embedded and the remote store).
-pub(crate) fn collect_triples<T: Into<OxTriple>, E>(
-    triples: impl Iterator<Item = Result<T, E>>,
-    max: usize,
-    error: impl Fn(E) -> StoreError,
-) -> StoreResult<QueryOutput> {
-    let mut out = Vec::new();
-    let mut truncated = false;
-    for triple in triples {
-        let triple: OxTriple = triple.map_err(&error)?.into();
-        if out.len() == max {
-            truncated = true;
-            break;
-        }
-        out.push(Triple::new(
-            from_ox_subject(triple.subject),
-            triple.predicate.into_string(),
-            from_ox_term(triple.object),
-        ));
-    }
-    Ok(QueryOutput::Graph {
-        triples: out,
-        truncated,
-    })
-}
-
 #[async_trait]
 impl GraphStore for EmbeddedStore {
     async fn query(&self, query: SparqlQuery) -> StoreResult<QueryOutput> {
@@ -298,8 +162,9 @@ impl GraphStore for EmbeddedStore {
         self.blocking(move |store| {
             let graph = named_node(&record.graph)?;
             let meta = named_node(META_GRAPH)?;
-            let quads = to_quads(&triples, &graph)?;
-            let meta_quads = to_quads(&super::meta_triples(&record), &meta)?;
+            let count = triples.len();
+            let quads = to_quads(triples, &graph);
+            let meta_quads = to_quads(super::meta_triples(&graph, &record), &meta);
             let mut tx = store.start_transaction().map_err(storage)?;
             let old: Vec<Quad> = tx
                 .quads_for_pattern(
@@ -317,7 +182,7 @@ impl GraphStore for EmbeddedStore {
             tx.extend(quads.iter().map(QuadRef::from));
             tx.extend(meta_quads.iter().map(QuadRef::from));
             tx.commit().map_err(storage)?;
-            if record.kind == GraphKind::Ontology || triples.len() > 10_000 {
+            if record.kind == GraphKind::Ontology || count > 10_000 {
                 store.flush().map_err(storage)?;
             }
             Ok(())
@@ -369,6 +234,8 @@ impl GraphStore for EmbeddedStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::TermExt;
+    use crate::store::term::{iri, string};
     use chrono::Utc;
 
     fn record(graph: &str, sha: &str) -> SourceRecord {
@@ -386,7 +253,7 @@ mod tests {
     #[tokio::test]
     async fn replace_graph_is_whole_graph_and_records_source() {
         let store = EmbeddedStore::in_memory().unwrap();
-        let t = |o: &str| Triple::new(Term::iri("urn:s"), "urn:p", Term::string(o));
+        let t = |o: &str| Triple::new(iri("urn:s"), iri("urn:p"), string(o));
         store
             .replace_graph(record("urn:g", "a"), vec![t("1"), t("2")])
             .await
@@ -440,7 +307,7 @@ mod tests {
     async fn max_rows_truncates() {
         let store = EmbeddedStore::in_memory().unwrap();
         let triples = (0..10)
-            .map(|i| Triple::new(Term::iri(format!("urn:s{i}")), "urn:p", Term::string("x")))
+            .map(|i| Triple::new(iri(format!("urn:s{i}")), iri("urn:p"), string("x")))
             .collect();
         store
             .replace_graph(record("urn:g", "a"), triples)

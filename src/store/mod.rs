@@ -1,22 +1,27 @@
 //! The RDF graph store behind a narrow trait.
 //!
 //! `embedded` is Oxigraph in-process (RocksDB on disk, or in memory); a remote
-//! SPARQL 1.1 endpoint can implement the same trait. No Oxigraph type crosses
-//! the trait: queries and results use DaemonIQ's own [`Term`] and [`Triple`].
+//! SPARQL 1.1 endpoint implements the same trait. No Oxigraph store or
+//! query type crosses the trait; terms and triples are the RDF model's own
+//! (`oxrdf`, see [`term`]), read with [`TermExt`].
 
 pub mod contract;
 pub mod embedded;
 pub mod remote;
+pub mod term;
 
 use crate::vocab;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use std::collections::HashMap;
-use std::fmt;
 use std::time::Duration;
 
 pub use embedded::EmbeddedStore;
 pub use remote::{RemoteSettings, RemoteStore};
+pub use term::{
+    BlankNode, Literal, NamedNode, NamedOrBlankNode, Term, TermExt, Triple, escape_literal,
+    is_safe_iri,
+};
 
 /// Result of a store operation.
 pub type StoreResult<T> = Result<T, StoreError>;
@@ -45,126 +50,6 @@ pub enum StoreError {
     /// The storage layer failed (I/O, corruption, lock held by another process).
     #[error("graph storage failed: {0}")]
     Storage(String),
-}
-
-/// An RDF term in DaemonIQ's own representation.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Term {
-    /// An IRI.
-    Iri(String),
-    /// A blank node, by its local id.
-    Blank(String),
-    /// A literal with its datatype IRI and optional language tag.
-    Literal {
-        /// Lexical form.
-        value: String,
-        /// Datatype IRI (`rdf:langString` for language-tagged strings).
-        datatype: String,
-        /// Language tag, if any.
-        language: Option<String>,
-    },
-}
-
-impl Term {
-    /// An IRI term.
-    pub fn iri(iri: impl Into<String>) -> Self {
-        Self::Iri(iri.into())
-    }
-
-    /// A plain `xsd:string` literal.
-    pub fn string(value: impl Into<String>) -> Self {
-        Self::Literal {
-            value: value.into(),
-            datatype: crate::vocab::XSD_STRING.to_owned(),
-            language: None,
-        }
-    }
-
-    /// A typed literal.
-    pub fn typed(value: impl Into<String>, datatype: &str) -> Self {
-        Self::Literal {
-            value: value.into(),
-            datatype: datatype.to_owned(),
-            language: None,
-        }
-    }
-
-    /// An `xsd:dateTime` literal.
-    pub fn date_time(at: DateTime<Utc>) -> Self {
-        Self::typed(
-            at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            crate::vocab::XSD_DATE_TIME,
-        )
-    }
-
-    /// The IRI, if this is one.
-    pub fn as_iri(&self) -> Option<&str> {
-        match self {
-            Self::Iri(iri) => Some(iri),
-            _ => None,
-        }
-    }
-
-    /// The IRI, lexical form or blank node id: the value a person reads.
-    pub fn value(&self) -> &str {
-        match self {
-            Self::Iri(v) | Self::Blank(v) => v,
-            Self::Literal { value, .. } => value,
-        }
-    }
-}
-
-impl fmt::Display for Term {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Iri(iri) => write!(f, "<{iri}>"),
-            Self::Blank(id) => write!(f, "_:{id}"),
-            Self::Literal {
-                value,
-                datatype,
-                language,
-            } => {
-                write!(f, "\"")?;
-                for c in value.chars() {
-                    match c {
-                        '"' => write!(f, "\\\"")?,
-                        '\\' => write!(f, "\\\\")?,
-                        '\n' => write!(f, "\\n")?,
-                        '\r' => write!(f, "\\r")?,
-                        c => write!(f, "{c}")?,
-                    }
-                }
-                write!(f, "\"")?;
-                match language {
-                    Some(lang) => write!(f, "@{lang}"),
-                    None if datatype == crate::vocab::XSD_STRING => Ok(()),
-                    None => write!(f, "^^<{datatype}>"),
-                }
-            }
-        }
-    }
-}
-
-/// A triple in DaemonIQ's own representation.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Triple {
-    /// Subject (IRI or blank node).
-    pub subject: Term,
-    /// Predicate IRI.
-    pub predicate: String,
-    /// Object.
-    pub object: Term,
-}
-
-impl Triple {
-    /// Builds a triple.
-    pub fn new(subject: Term, predicate: impl Into<String>, object: Term) -> Self {
-        Self {
-            subject,
-            predicate: predicate.into(),
-            object,
-        }
-    }
 }
 
 /// A SPARQL query with its protocol options.
@@ -231,8 +116,20 @@ impl QueryOutput {
 }
 
 /// What kind of source a named graph holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum GraphKind {
     /// An ontology (Brick, Haystack vocabulary, Yorkland, core vocabulary).
     Ontology,
@@ -245,21 +142,12 @@ pub enum GraphKind {
 impl GraphKind {
     /// Lower-case name used in the meta graph.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Ontology => "ontology",
-            Self::Model => "model",
-            Self::Document => "document",
-        }
+        self.into()
     }
 
     /// Parses [`GraphKind::as_str`] output.
     pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "ontology" => Some(Self::Ontology),
-            "model" => Some(Self::Model),
-            "document" => Some(Self::Document),
-            _ => None,
-        }
+        s.parse().ok()
     }
 }
 
@@ -330,65 +218,32 @@ impl SolutionExt for Solution {
     }
 }
 
-/// Escapes a string for use inside a SPARQL/Turtle double-quoted literal.
-pub fn escape_literal(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() + 2);
-    for c in value.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Checks that `iri` can be written as `<iri>` in SPARQL without injection.
-pub fn is_safe_iri(iri: &str) -> bool {
-    !iri.is_empty()
-        && iri.contains(':')
-        && !iri.chars().any(|c| {
-            c.is_whitespace() || matches!(c, '<' | '>' | '"' | '{' | '}' | '|' | '^' | '`' | '\\')
-        })
-}
-
-/// The triples that record `record` in the meta graph.
-pub(crate) fn meta_triples(record: &SourceRecord) -> Vec<Triple> {
-    let g = Term::iri(&record.graph);
+/// The triples that record `record` in the meta graph; `graph` is
+/// `record.graph`, already checked by the backend.
+pub(crate) fn meta_triples(graph: &NamedNode, record: &SourceRecord) -> Vec<Triple> {
+    let triple = |p: String, o: Term| Triple::new(graph.clone(), term::iri(p), o);
     vec![
-        Triple::new(g.clone(), vocab::RDF_TYPE, Term::iri(vocab::dq("Source"))),
-        Triple::new(
-            g.clone(),
-            vocab::dq("sourcePath"),
-            Term::string(&record.path),
+        triple(
+            vocab::RDF_TYPE.to_owned(),
+            term::iri(vocab::dq("Source")).into(),
         ),
-        Triple::new(
-            g.clone(),
-            vocab::dq("sourceSha"),
-            Term::string(&record.sha256),
-        ),
-        Triple::new(
-            g.clone(),
+        triple(vocab::dq("sourcePath"), term::string(&record.path).into()),
+        triple(vocab::dq("sourceSha"), term::string(&record.sha256).into()),
+        triple(
             vocab::dq("updatedAt"),
-            Term::date_time(record.updated_at),
+            term::date_time(record.updated_at).into(),
         ),
-        Triple::new(
-            g.clone(),
+        triple(
             vocab::dq("loadedAt"),
-            Term::date_time(record.loaded_at),
+            term::date_time(record.loaded_at).into(),
         ),
-        Triple::new(
-            g.clone(),
+        triple(
             vocab::dq("graphKind"),
-            Term::string(record.kind.as_str()),
+            term::string(record.kind.as_str()).into(),
         ),
-        Triple::new(
-            g,
+        triple(
             vocab::dq("tripleCount"),
-            Term::typed(record.triples.to_string(), vocab::XSD_INTEGER),
+            term::integer(record.triples).into(),
         ),
     ]
 }
@@ -445,20 +300,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn literal_display_escapes() {
-        let t = Term::string("a \"b\"\n");
-        assert_eq!(t.to_string(), "\"a \\\"b\\\"\\n\"");
-        let t = Term::typed("1", crate::vocab::XSD_INTEGER);
-        assert!(
-            t.to_string()
-                .ends_with("^^<http://www.w3.org/2001/XMLSchema#integer>")
-        );
-    }
-
-    #[test]
-    fn safe_iri_rejects_injection() {
-        assert!(is_safe_iri("https://example.com/a#b"));
-        assert!(!is_safe_iri("x> } ; DROP ALL"));
-        assert!(!is_safe_iri("no-scheme"));
+    fn graph_kinds_round_trip_their_names() {
+        for kind in [GraphKind::Ontology, GraphKind::Model, GraphKind::Document] {
+            assert_eq!(GraphKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(GraphKind::Document.as_str(), "document");
+        assert_eq!(GraphKind::parse("Model"), None);
     }
 }

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use oxigraph::io::{RdfFormat, RdfParser};
-use oxigraph::model::{GraphName, NamedNode, Quad};
+use oxigraph::model::{TermRef, TripleRef};
 use oxigraph::sparql::results::{
     QueryResultsFormat, QueryResultsParser, SliceQueryResultsParserOutput,
 };
@@ -33,10 +33,9 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use spargebra::SparqlParser;
 use tokio::sync::RwLock;
 
-use super::embedded::{collect_solutions, collect_triples, to_ox_term};
+use super::term::{collect_solutions, collect_triples, is_safe_iri, named_node};
 use super::{
-    GraphStore, QueryOutput, SourceRecord, SparqlQuery, StoreError, StoreResult, Triple,
-    is_safe_iri,
+    GraphStore, QueryOutput, SourceRecord, SparqlQuery, StoreError, StoreResult, TermExt, Triple,
 };
 use crate::vocab::{self, META_GRAPH};
 
@@ -258,7 +257,7 @@ impl RemoteStore {
             .into_rows();
         let mut graphs: Vec<String> = rows
             .iter()
-            .filter_map(|r| r.get("g").and_then(|t| t.as_iri()).map(str::to_owned))
+            .filter_map(|r| r.get("g").and_then(TermExt::as_iri).map(str::to_owned))
             .collect();
         graphs.push(META_GRAPH.to_owned());
         graphs.sort();
@@ -417,32 +416,40 @@ fn parse_results(bytes: &[u8], form: Form, max: usize) -> StoreResult<QueryOutpu
     }
 }
 
+/// Refuses an IRI that would break out of `<...>` in the update text.
+/// IRIs are checked where they enter DaemonIQ; this keeps a slip there
+/// from turning into SPARQL injection against the store.
+fn checked_iri(iri: &str) -> StoreResult<()> {
+    if is_safe_iri(iri) {
+        Ok(())
+    } else {
+        Err(StoreError::InvalidRdf(format!(
+            "<{iri}> is not a usable IRI"
+        )))
+    }
+}
+
+fn checked_triple(t: TripleRef<'_>) -> StoreResult<()> {
+    if let oxigraph::model::NamedOrBlankNodeRef::NamedNode(s) = t.subject {
+        checked_iri(s.as_str())?;
+    }
+    checked_iri(t.predicate.as_str())?;
+    match t.object {
+        TermRef::NamedNode(o) => checked_iri(o.as_str()),
+        TermRef::Literal(l) => checked_iri(l.datatype().as_str()),
+        _ => Ok(()),
+    }
+}
+
 /// `INSERT DATA` blocks of `triples` in `graph`, in N-Triples syntax.
 fn quad_data(out: &mut String, graph: &str, triples: &[Triple]) -> StoreResult<()> {
     use std::fmt::Write as _;
-    let graph_node =
-        NamedNode::new(graph).map_err(|e| StoreError::InvalidRdf(format!("<{graph}>: {e}")))?;
+    let graph_node = named_node(graph)?;
     let _ = writeln!(out, "GRAPH {graph_node} {{");
     for t in triples {
-        let subject: oxigraph::model::NamedOrBlankNode = match to_ox_term(&t.subject)? {
-            oxigraph::model::Term::NamedNode(n) => n.into(),
-            oxigraph::model::Term::BlankNode(b) => b.into(),
-            other => {
-                return Err(StoreError::InvalidRdf(format!(
-                    "{other} cannot be a subject"
-                )));
-            }
-        };
-        let predicate = NamedNode::new(&t.predicate)
-            .map_err(|e| StoreError::InvalidRdf(format!("<{}>: {e}", t.predicate)))?;
-        let quad = Quad::new(
-            subject,
-            predicate,
-            to_ox_term(&t.object)?,
-            GraphName::DefaultGraph,
-        );
-        // A quad in the default graph prints as an N-Triples triple.
-        let _ = writeln!(out, "  {quad} .");
+        checked_triple(t.as_ref())?;
+        // A triple prints as an N-Triples triple.
+        let _ = writeln!(out, "  {t} .");
     }
     out.push_str("}\n");
     Ok(())
@@ -526,7 +533,12 @@ impl GraphStore for RemoteStore {
              INSERT DATA {{\n"
         );
         quad_data(&mut update, &graph, &triples)?;
-        quad_data(&mut update, META_GRAPH, &super::meta_triples(&record))?;
+        let graph_node = named_node(&graph)?;
+        quad_data(
+            &mut update,
+            META_GRAPH,
+            &super::meta_triples(&graph_node, &record),
+        )?;
         update.push_str("}\n");
         self.update(update).await?;
         tracing::debug!(graph = %graph, triples = triples.len(), "remote graph replaced");
@@ -619,22 +631,15 @@ mod tests {
 
     #[test]
     fn insert_data_escapes_literals() {
+        use crate::store::term::{iri, string};
         let mut out = String::new();
-        let t = Triple::new(
-            super::super::Term::iri("urn:s"),
-            "urn:p",
-            super::super::Term::string("a \"quoted\"\nline"),
-        );
+        let t = Triple::new(iri("urn:s"), iri("urn:p"), string("a \"quoted\"\nline"));
         quad_data(&mut out, "urn:g", &[t]).unwrap();
         assert!(
             out.contains(r#"<urn:s> <urn:p> "a \"quoted\"\nline" ."#),
             "{out}"
         );
-        let bad = Triple::new(
-            super::super::Term::iri("urn:s"),
-            "not an iri",
-            super::super::Term::string("x"),
-        );
+        let bad = Triple::new(iri("urn:s"), iri("not an iri"), string("x"));
         assert!(quad_data(&mut out, "urn:g", &[bad]).is_err());
     }
 }

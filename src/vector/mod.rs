@@ -5,7 +5,7 @@
 //! in-process, on disk under the data dir); a Qdrant server backend plugs in
 //! behind the same trait.
 //!
-//! Every point carries a [`ChunkPayload`] (ARCHITECTURE.md § Chunk payload,
+//! Every point carries a [`ChunkPayload`] (docs/ARCHITECTURE.md § Chunk payload,
 //! `schemas/chunk_payload.schema.json`). The index records the embedding
 //! model id and dimension it was built with and refuses to open with another
 //! model ([`VectorError::ModelMismatch`]).
@@ -111,7 +111,7 @@ pub(crate) fn group_sources(
     Ok(sources)
 }
 
-/// The payload of one chunk point (ARCHITECTURE.md § Chunk payload).
+/// The payload of one chunk point (docs/ARCHITECTURE.md § Chunk payload).
 ///
 /// Arrays are never null; `source_ref` is always relative.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,10 +2,11 @@
 #![allow(dead_code)]
 
 use daemoniq::assets::Assets;
-use daemoniq::config::HttpConfig;
+use daemoniq::config::{AnswerConfig, HttpConfig};
+use daemoniq::ingest::DocService;
 use daemoniq::ontology::Ontology;
 use daemoniq::store::{EmbeddedStore, GraphStore};
-use daemoniq::{AppState, Sources};
+use daemoniq::{AppParts, AppState, Snapshot, Sources};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -59,15 +60,41 @@ pub async fn ontology_store() -> (Arc<dyn GraphStore>, Ontology) {
     (store, ontology)
 }
 
-/// Builds app state over a fresh in-memory store loaded with the ontology
-/// and `graph/` (the demo campus).
-pub async fn fresh_campus_state(http: HttpConfig) -> Arc<AppState> {
+/// A fresh in-memory store loaded with the ontology and `graph/` (the demo
+/// campus).
+pub async fn campus_store() -> (Arc<dyn GraphStore>, Ontology) {
     let store: Arc<dyn GraphStore> = Arc::new(EmbeddedStore::in_memory().unwrap());
     let (_, ontology) = sources(vec![root().join("graph")])
         .sync(store.as_ref())
         .await
         .unwrap();
-    AppState::new(store, ontology, http).await.unwrap()
+    (store, ontology)
+}
+
+/// App state over `store`, built complete in one step.
+pub async fn state_over(
+    store: Arc<dyn GraphStore>,
+    ontology: Ontology,
+    http: HttpConfig,
+    docs: Option<Arc<DocService>>,
+    answer: AnswerConfig,
+) -> Arc<AppState> {
+    let snapshot = Snapshot::build(store.as_ref(), ontology).await.unwrap();
+    AppState::open(AppParts {
+        store,
+        snapshot,
+        http,
+        docs,
+        answer,
+    })
+    .unwrap()
+}
+
+/// Builds app state over a fresh in-memory store loaded with the ontology
+/// and `graph/` (the demo campus).
+pub async fn fresh_campus_state(http: HttpConfig) -> Arc<AppState> {
+    let (store, ontology) = campus_store().await;
+    state_over(store, ontology, http, None, AnswerConfig::default()).await
 }
 
 static CAMPUS: OnceCell<Arc<AppState>> = OnceCell::const_new();

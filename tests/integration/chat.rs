@@ -5,13 +5,14 @@
 //! response is validated against `schemas/answer_contract.schema.json`.
 
 use crate::common;
-use crate::ingest::docs_state;
-use daemoniq::AppState;
+use crate::ingest::{docs_state, docs_state_with};
 use daemoniq::config::AnswerConfig;
 use daemoniq::ground::Grounder;
 use daemoniq::ingest::DocOptions;
+use daemoniq::{AppParts, AppState};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::OnceCell;
@@ -68,15 +69,17 @@ async fn ingest(state: &AppState, files: &[PathBuf]) {
 async fn corpus() -> &'static Corpus {
     CORPUS
         .get_or_init(|| async {
-            let (state, _docs, reports) = docs_state(&common::root(), |_| {}).await;
-            ingest(&state, &corpus_files()).await;
             let audit = tempfile::tempdir().unwrap();
-            state
-                .set_answer_config(AnswerConfig {
+            let (state, _docs, reports) = docs_state_with(
+                &common::root(),
+                |_| {},
+                AnswerConfig {
                     audit_log: Some(audit.path().join("audit.jsonl")),
                     ..AnswerConfig::default()
-                })
-                .unwrap();
+                },
+            )
+            .await;
+            ingest(&state, &corpus_files()).await;
             Corpus {
                 state,
                 _reports: reports,
@@ -84,6 +87,18 @@ async fn corpus() -> &'static Corpus {
             }
         })
         .await
+}
+
+/// The same store, documents and derived parts, answering under `answer`.
+fn reconfigured(state: &AppState, answer: AnswerConfig) -> Arc<AppState> {
+    AppState::open(AppParts {
+        store: Arc::clone(&state.store),
+        snapshot: (*state.snapshot()).clone(),
+        http: state.http.clone(),
+        docs: state.docs(),
+        answer,
+    })
+    .unwrap()
 }
 
 async fn post(state: Arc<AppState>, path: &str, body: Value) -> (u16, Value) {
@@ -339,21 +354,21 @@ async fn every_fallback_of_the_decision_flow_shows_in_the_trace() {
     .unwrap();
     let (state, _docs, _reports) = docs_state(dir.path(), |_| {}).await;
     ingest(&state, &[doc]).await;
-    state
-        .set_answer_config(AnswerConfig {
+    let strict = reconfigured(
+        &state,
+        AnswerConfig {
             grounded_min_conf: 0.99,
             ..AnswerConfig::default()
-        })
-        .unwrap();
+        },
+    );
     let v = chat_on(
-        Arc::clone(&state),
+        strict,
         json!({"query": "what was done to vav 2-14 in june 2025"}),
     )
     .await;
     assert!(decisions(&v).contains("< 0.99"), "{}", decisions(&v));
     // The filter finds nothing (no chunk of the plant manual names the box):
     // vanilla fallback, recorded.
-    state.set_answer_config(AnswerConfig::default()).unwrap();
     let v = chat_on(
         Arc::clone(&state),
         json!({"query": "what was done to VAV-B2-07 last spring"}),
@@ -402,6 +417,33 @@ async fn request_limits_answer_400_with_details() {
         .await
         .unwrap();
     assert_eq!(resp.status().as_u16(), 415);
+}
+
+#[tokio::test]
+async fn a_malformed_body_is_told_the_shape_of_its_own_route() {
+    let state = common::campus_state().await;
+    for (path, field) in [
+        ("/chat", "\"query\""),
+        ("/retrieve", "\"query\""),
+        ("/api/ground", "\"text\""),
+    ] {
+        let (status, v) = post(
+            Arc::clone(&state),
+            path,
+            json!({"question": "what feeds VAV-1-05"}),
+        )
+        .await;
+        assert_eq!(status, 400, "{path} → {v}");
+        common::assert_valid("error.schema.json", &v);
+        let message = v["message"].as_str().unwrap();
+        assert!(message.contains(field), "{path} → {message}");
+        let other = if field == "\"text\"" {
+            "\"query\""
+        } else {
+            "\"text\""
+        };
+        assert!(!message.contains(other), "{path} → {message}");
+    }
 }
 
 #[tokio::test]
@@ -506,7 +548,7 @@ impl daemoniq::vector::VectorIndex for DownIndex {
 
 #[tokio::test]
 async fn a_vector_index_that_is_down_answers_503_with_the_envelope() {
-    let state = common::fresh_campus_state(daemoniq::config::HttpConfig::default()).await;
+    let (store, ontology) = common::campus_store().await;
     let reports = tempfile::tempdir().unwrap();
     let model = daemoniq::vector::IndexModel {
         model: "sentence-transformers/all-MiniLM-L6-v2".into(),
@@ -514,13 +556,20 @@ async fn a_vector_index_that_is_down_answers_503_with_the_envelope() {
     };
     let docs = daemoniq::ingest::DocService::with_index(
         &daemoniq::config::IndexConfig::default(),
-        Arc::clone(&state.store),
+        Arc::clone(&store),
         &common::assets(),
         Arc::new(DownIndex(model)),
         reports.path().to_path_buf(),
     )
     .unwrap();
-    state.set_docs(Arc::new(docs));
+    let state = common::state_over(
+        store,
+        ontology,
+        daemoniq::config::HttpConfig::default(),
+        Some(Arc::new(docs)),
+        AnswerConfig::default(),
+    )
+    .await;
     let resp = daemoniq::app(Arc::clone(&state))
         .oneshot(
             axum::http::Request::post("/chat")
@@ -547,4 +596,131 @@ async fn a_vector_index_that_is_down_answers_503_with_the_envelope() {
     );
     let (status, e) = post(state, "/retrieve", json!({"query": "what feeds VAV-1-05"})).await;
     assert_eq!(status, 503, "{e}");
+}
+
+/// The node ids `/api/topology/{way}` reaches from `id`, with their hops.
+async fn reached(id: &str, way: &str) -> BTreeMap<String, u64> {
+    let url = reqwest::Url::parse_with_params(
+        &format!("http://x/api/topology/{way}"),
+        [("id", id), ("depth", "64")],
+    )
+    .unwrap();
+    let uri = format!("{}?{}", url.path(), url.query().unwrap());
+    let (status, v) = common::get_json(&uri).await;
+    assert_eq!(status.as_u16(), 200, "{uri}: {v}");
+    v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["id"].as_str().unwrap().to_owned(),
+                n["distance"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Every feeds fact a chat answer states about the golden sets' topology
+/// and conflict questions names only nodes that `/api/topology/upstream` or
+/// `/downstream` of its subject reaches, a "directly" fact names exactly
+/// the nodes one hop away, and a "Yes: A feeds B" is a path the API walks:
+/// the answers and the topology API walk the graph the same way.
+#[tokio::test]
+async fn chat_feeds_facts_agree_with_the_topology_api() {
+    let state = common::campus_state().await;
+    let mut questions = Vec::new();
+    for entry in std::fs::read_dir(common::root().join("golden")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for q in v["questions"].as_array().into_iter().flatten() {
+            if matches!(q["category"].as_str(), Some("topology" | "conflict"))
+                && q["selected_text"].is_null()
+            {
+                questions.push(q["question"].as_str().unwrap().to_owned());
+            }
+        }
+    }
+    assert!(questions.len() >= 10, "{questions:?}");
+    let mut checked = 0;
+    for question in &questions {
+        let (status, v) = post(Arc::clone(&state), "/chat", json!({ "query": question })).await;
+        assert_eq!(status, 200, "{question}: {v}");
+        for fact in v["trace"]["graph"]["facts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let text = fact["text"].as_str().unwrap();
+            let feeds = text.contains("brick:feeds") || text.contains(" fed ");
+            let feeds = feeds || text.contains("feeds ") || text.contains("stream of");
+            if !feeds || fact["negative"] == json!(true) {
+                continue;
+            }
+            if let Some((_, inside)) = text.split_once("Inside it, ") {
+                // A parts fact: each "A feeds B" inside the equipment is
+                // one hop downstream of A in the API (both by label).
+                for pair in inside.trim_end_matches('.').split("; ") {
+                    let (a, b) = pair.split_once(" feeds ").unwrap();
+                    let url = reqwest::Url::parse_with_params(
+                        "http://x/api/topology/downstream",
+                        [("id", a), ("depth", "1")],
+                    )
+                    .unwrap();
+                    let uri = format!("{}?{}", url.path(), url.query().unwrap());
+                    let (_, v) = common::get_json(&uri).await;
+                    let labels: Vec<&str> = v["nodes"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter_map(|n| n["label"].as_str())
+                        .collect();
+                    assert!(labels.contains(&b), "{question}: {pair} vs {labels:?}");
+                }
+                checked += 1;
+                continue;
+            }
+            let ids: Vec<String> = fact["graph_ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i.as_str().unwrap().to_owned())
+                .collect();
+            // The subject is the one id from which the API reaches all the
+            // others (a "No: … not fed by X" fact is checked the other way).
+            let mut agreed = false;
+            for s in &ids {
+                let (up, down) = (reached(s, "upstream").await, reached(s, "downstream").await);
+                let others: Vec<&String> = ids.iter().filter(|i| *i != s).collect();
+                if text.starts_with("No:") {
+                    // "No: S is not fed by X; it is fed by …": X is not
+                    // upstream of S, the others are.
+                    let named = others.iter().filter(|i| !up.contains_key(**i)).count();
+                    agreed |= named <= 1 && others.len() > named;
+                } else if text.contains("directly") {
+                    let one_hop = |m: &BTreeMap<String, u64>| -> BTreeSet<String> {
+                        m.iter()
+                            .filter(|(_, d)| **d == 1)
+                            .map(|(i, _)| i.clone())
+                            .collect()
+                    };
+                    let others: BTreeSet<String> = others.into_iter().cloned().collect();
+                    agreed |= others == one_hop(&up) || others == one_hop(&down);
+                } else {
+                    agreed |= others
+                        .iter()
+                        .all(|i| up.contains_key(*i) || down.contains_key(*i));
+                }
+                if agreed {
+                    break;
+                }
+            }
+            assert!(agreed, "{question}: {text} {ids:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} feeds facts checked");
 }

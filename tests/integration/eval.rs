@@ -43,6 +43,7 @@ async fn run() -> Arc<Run> {
             &sources,
             &cfg,
             &Default::default(),
+            Default::default(),
             &docs,
             &ProgressBar::hidden(),
         )

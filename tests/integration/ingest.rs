@@ -2,7 +2,7 @@
 //! input, duplicates, and the HTTP document endpoints.
 
 use crate::common;
-use daemoniq::config::{HttpConfig, IndexConfig};
+use daemoniq::config::{AnswerConfig, HttpConfig, IndexConfig};
 use daemoniq::ground::Grounder;
 use daemoniq::ingest::chunk::TokenCounter;
 use daemoniq::ingest::{DocOptions, DocService, DocStatus, Input, RunReport, document};
@@ -18,7 +18,16 @@ pub async fn docs_state(
     docs_root: &Path,
     tweak: impl FnOnce(&mut IndexConfig),
 ) -> (Arc<AppState>, Arc<DocService>, tempfile::TempDir) {
-    let state = common::fresh_campus_state(HttpConfig::default()).await;
+    docs_state_with(docs_root, tweak, AnswerConfig::default()).await
+}
+
+/// [`docs_state`] answering under `answer`.
+pub async fn docs_state_with(
+    docs_root: &Path,
+    tweak: impl FnOnce(&mut IndexConfig),
+    answer: AnswerConfig,
+) -> (Arc<AppState>, Arc<DocService>, tempfile::TempDir) {
+    let (store, ontology) = common::campus_store().await;
     let reports = tempfile::tempdir().unwrap();
     let mut cfg = IndexConfig {
         docs_root: docs_root.to_path_buf(),
@@ -28,7 +37,7 @@ pub async fn docs_state(
     tweak(&mut cfg);
     let docs = DocService::open(
         &cfg,
-        Arc::clone(&state.store),
+        Arc::clone(&store),
         &common::assets(),
         None,
         reports.path().to_path_buf(),
@@ -36,7 +45,14 @@ pub async fn docs_state(
     .await
     .unwrap();
     let docs = Arc::new(docs);
-    state.set_docs(Arc::clone(&docs));
+    let state = common::state_over(
+        store,
+        ontology,
+        HttpConfig::default(),
+        Some(Arc::clone(&docs)),
+        answer,
+    )
+    .await;
     (state, docs, reports)
 }
 

@@ -287,7 +287,7 @@ async fn a_store_that_stays_down_is_a_storage_error_and_a_bad_request_is_not_ret
     let err = store.query(ask_in_g()).await.unwrap_err();
     assert!(matches!(err, StoreError::Storage(_)), "{err:?}");
     assert_eq!(seen.lock().unwrap().requests.len(), 3, "1 try + 2 retries");
-    let api: daemoniq::error::ApiError = err.into();
+    let api: daemoniq::http::error::ApiError = err.into();
     assert_eq!(
         api.code.status(),
         axum::http::StatusCode::SERVICE_UNAVAILABLE

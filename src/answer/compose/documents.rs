@@ -120,7 +120,10 @@ pub async fn answer(
                 used.len(),
                 if used.len() == 1 { "" } else { "s" },
             ),
-            next_step: format!("Open {} to read the passage in context.", where_in(first_used)),
+            next_step: format!(
+                "Open {} to read the passage in context.",
+                where_in(first_used)
+            ),
         },
         used,
     ))

@@ -300,7 +300,11 @@ impl GraphContext<'_> {
         Ok(())
     }
 
-    pub(super) async fn tags(&mut self, subjects: &[String], out: &mut Vec<Fact>) -> StoreResult<()> {
+    pub(super) async fn tags(
+        &mut self,
+        subjects: &[String],
+        out: &mut Vec<Fact>,
+    ) -> StoreResult<()> {
         for s in subjects {
             self.load(std::slice::from_ref(s)).await?;
             let tags = self.tag_names(s);

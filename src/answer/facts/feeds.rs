@@ -107,14 +107,7 @@ impl GraphContext<'_> {
     }
 
     /// Two instances named: is one upstream of the other?
-    fn between(
-        &self,
-        subject: &str,
-        other: &str,
-        up: &Walk,
-        down: &Walk,
-        out: &mut Vec<Fact>,
-    ) {
+    fn between(&self, subject: &str, other: &str, up: &Walk, down: &Walk, out: &mut Vec<Fact>) {
         let (a, b, walk) = if up.reaches(other) {
             (other, subject, up)
         } else if down.reaches(other) {

@@ -23,7 +23,9 @@ use super::intent::Intent;
 use super::question::Question;
 use super::view::GraphView;
 use crate::ground::EntityKind;
-use crate::store::{GraphKind, GraphStore, SolutionExt, SourceRecord, StoreResult, Term, select};
+use crate::store::{
+    GraphKind, GraphStore, SolutionExt, SourceRecord, StoreResult, Term, TermExt, select,
+};
 use crate::topology::Rel;
 use crate::vocab::{self, PREFIXES};
 use std::collections::{BTreeMap, BTreeSet, HashMap};

@@ -148,7 +148,11 @@ impl GraphContext<'_> {
 
     /// No equipment named: the points of the named type anywhere (on the
     /// equipment classes named, if any).
-    async fn points_anywhere(&mut self, filters: &[String], out: &mut Vec<Fact>) -> StoreResult<()> {
+    async fn points_anywhere(
+        &mut self,
+        filters: &[String],
+        out: &mut Vec<Fact>,
+    ) -> StoreResult<()> {
         let q = self.question;
         let g = &q.grounding;
         if g.point_types.is_empty() && point_tags(g).is_empty() {

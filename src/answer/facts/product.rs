@@ -13,7 +13,11 @@ fn yk(local: &str) -> String {
 }
 
 impl GraphContext<'_> {
-    pub(super) async fn product(&mut self, subjects: &[String], out: &mut Vec<Fact>) -> StoreResult<()> {
+    pub(super) async fn product(
+        &mut self,
+        subjects: &[String],
+        out: &mut Vec<Fact>,
+    ) -> StoreResult<()> {
         for s in subjects {
             let mut nodes = vec![s.clone()];
             nodes.extend(self.view.topo.parts(s));

@@ -90,9 +90,14 @@ impl Fixture {
 
     async fn facts(&self, text: &str, g: Grounding) -> Vec<Fact> {
         let q = self.question(text, g);
-        let mut ctx = GraphContext::new(&self.store, self.view(), &q).await.unwrap();
+        let mut ctx = GraphContext::new(&self.store, self.view(), &q)
+            .await
+            .unwrap();
         let facts = ctx.facts().await.unwrap();
-        assert!(!ctx.queries.is_empty(), "the SPARQL run is kept for the trace");
+        assert!(
+            !ctx.queries.is_empty(),
+            "the SPARQL run is kept for the trace"
+        );
         facts
     }
 }
@@ -115,7 +120,10 @@ async fn feeds_upstream_direct_and_by_class_with_the_path() {
         .facts("what feeds VAV-1?", entities(vec![named("VAV-1", "VAV-1")]))
         .await;
     assert_eq!(texts(&facts), ["VAV-1 is fed directly by AHU-1, AHU-1 SF."]);
-    assert_eq!(facts[0].graph_ids, [ex("VAV-1"), ex("AHU-1"), ex("AHU-1_SF")]);
+    assert_eq!(
+        facts[0].graph_ids,
+        [ex("VAV-1"), ex("AHU-1"), ex("AHU-1_SF")]
+    );
     assert_eq!(facts[0].file_path, PLANT);
     assert_eq!(facts[0].source_sha.len(), 64);
     assert!(!facts[0].negative);
@@ -136,7 +144,10 @@ async fn feeds_upstream_direct_and_by_class_with_the_path() {
     let mut g = entities(vec![named("VAV-1", "VAV-1")]);
     g.equipment_types = vec![equipment("Pump")];
     let facts = f.facts("which pumps feed VAV-1", g).await;
-    assert_eq!(texts(&facts), ["No Pump is upstream of VAV-1 in the graph."]);
+    assert_eq!(
+        texts(&facts),
+        ["No Pump is upstream of VAV-1 in the graph."]
+    );
     assert!(facts[0].negative, "a finding of nothing does not answer");
 
     let facts = f
@@ -196,9 +207,7 @@ async fn feeds_downstream_counts_and_between_two_nodes() {
 async fn the_chat_walk_is_the_topology_walk() {
     let f = fixture().await;
     let q = "what is downstream of AHU-1";
-    let facts = f
-        .facts(q, entities(vec![named("AHU-1", "AHU-1")]))
-        .await;
+    let facts = f.facts(q, entities(vec![named("AHU-1", "AHU-1")])).await;
     let api: Vec<String> = f
         .topo
         .downstream(&ex("AHU-1"), usize::MAX)
@@ -273,7 +282,10 @@ async fn locations_up_the_hierarchy_and_what_a_room_holds() {
 async fn products_installed_and_their_mappings() {
     let f = fixture().await;
     let facts = f
-        .facts("what model is AHU-1", entities(vec![named("AHU-1", "AHU-1")]))
+        .facts(
+            "what model is AHU-1",
+            entities(vec![named("AHU-1", "AHU-1")]),
+        )
         .await;
     assert_eq!(
         texts(&facts),
@@ -303,7 +315,10 @@ async fn definitions_equivalence_and_aliases() {
     let facts = f
         .facts(
             "define variable air volume box",
-            entities(vec![class("Variable_Air_Volume_Box", "Variable Air Volume Box")]),
+            entities(vec![class(
+                "Variable_Air_Volume_Box",
+                "Variable Air Volume Box",
+            )]),
         )
         .await;
     assert_eq!(
