@@ -12,8 +12,20 @@ For every golden file (every golden/*.json except gates.json):
   - for document, conflict and selected_text questions, checks that every
     answer_contains phrase occurs in the cited sources (or the selected text),
     and, for a PDF with expected_pages, on those pages;
+  - refuses an answer_contains phrase that occurs in the question itself (same
+    normalisation as the eval, on word and number boundaries: "70" does not
+    occur in "170"): an answer that only repeats the question would pass it;
+  - refuses a question that reads as yes/no (starts with is, are, does, do, can,
+    has, have, was, were, will or should) with expect = answer but no
+    expect_polarity, and expect_polarity on an abstention;
+  - with --require-held-out, requires per file that held-out questions
+    (split = held_out) are at least a third of the questions (without it, a
+    file below that share is reported: the held-out parts are written and
+    scored on the `heldout` branch and land with the answers that pass them);
   - checks golden/gates.json;
-and prints a table of questions per category.
+and prints a table of questions per category (answer/abstain, tuned/held-out)
+and how many meaning ids are shared by two or more questions (a warning, not a
+failure, when questions of one meaning expect different outcomes).
 
 Needs rdflib and jsonschema (pip install rdflib jsonschema); pypdf is used for
 the PDF checks when installed (pip install pypdf), otherwise they are skipped
@@ -83,6 +95,24 @@ def default_brick():
 def norm(text):
     """The answer_contains matching rule: case-insensitive, whitespace and '_' runs -> one space."""
     return re.sub(r"[\s_]+", " ", text).strip().lower()
+
+
+def occurs_bounded(phrase, text):
+    """Whether phrase occurs in text after norm(), not inside a longer word or number.
+
+    The characters around the match must not be letters or digits, and a number
+    must not continue across a decimal point: "70" is not in "170", "5" is not
+    in "1.5", "vav" is not in "vavs", but "vav-2-14" contains "2-14" and "vav".
+    """
+    p, t = norm(phrase), norm(text)
+    if not p:
+        return False
+    pat = r"(?<![a-z0-9])(?<![0-9]\.)" + re.escape(p) + r"(?![a-z0-9])(?!\.[0-9])"
+    return re.search(pat, t) is not None
+
+
+YES_NO = re.compile(r"^\s*(is|are|does|do|can|has|have|was|were|will|should)\b", re.IGNORECASE)
+HELD_OUT_MIN = 1 / 3
 
 
 class _Text(HTMLParser):
@@ -193,6 +223,18 @@ def check_question(path, root_dir, q, ids, known, counts):
         fail(f"{where}: id also used in {ids[qid]}")
     ids[qid] = rel(path)
     counts[q["category"]][q["expect"]] += 1
+    counts[q["category"]][q.get("split", "tuned")] += 1
+
+    for p in q.get("answer_contains", []):
+        if occurs_bounded(p, q["question"]):
+            fail(f"{where}: answer_contains {p!r} occurs in the question, so an answer that only "
+                 "repeats the question passes it; expect what the answer must add (the node that "
+                 "is the answer, the number, the class) or drop the phrase")
+    if "expect_polarity" in q and q["expect"] != "answer":
+        fail(f"{where}: expect_polarity on an abstention (an abstention answers neither yes nor no)")
+    elif q["expect"] == "answer" and "expect_polarity" not in q and YES_NO.match(q["question"]):
+        fail(f"{where}: reads as a yes/no question ({YES_NO.match(q['question']).group(1)!r} ...) "
+             "but has no expect_polarity; say which answer the graph or documents give")
 
     must, may = q["must_include_graph_ids"], q["may_include_graph_ids"]
     for iri in set(must) & set(may):
@@ -266,6 +308,8 @@ def main():
     ap.add_argument("--brick", default=default_brick(), help="path to Brick 1.4 Brick.ttl (default: %(default)s)")
     ap.add_argument("--no-external", action="store_true",
                     help="only warn when a files_root outside the repository (../shared/data) is absent")
+    ap.add_argument("--require-held-out", action="store_true",
+                    help="fail when held-out questions are under a third of a file")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 
@@ -280,6 +324,7 @@ def main():
         fail("no golden files in golden/")
     ids = {}
     per_file = {}
+    meanings = defaultdict(list)
     for path in files:
         try:
             with open(path, encoding="utf-8") as f:
@@ -303,6 +348,14 @@ def main():
             root_dir = None
         for q in data["questions"]:
             check_question(path, root_dir, q, ids, known, counts)
+            if q.get("meaning"):
+                meanings[q["meaning"]].append(q)
+        n_all = len(data["questions"])
+        n_held = sum(1 for q in data["questions"] if q.get("split", "tuned") == "held_out")
+        if n_all and n_held < HELD_OUT_MIN * n_all:
+            say = fail if args.require_held_out else warn
+            say(f"{rel(path)}: {n_held} of {n_all} questions are held out; at least a third "
+                f"({-(-n_all // 3)}) must be (split = held_out)")
         per_file[rel(path)] = counts
     check_gates()
 
@@ -313,14 +366,25 @@ def main():
             total[c].update(n)
     for name, counts in list(per_file.items()) + [("all golden files", total)]:
         print(f"\n{name}")
-        print(f"  {'category':<18}{'answer':>8}{'abstain':>9}{'total':>7}")
-        a_sum = b_sum = 0
+        print(f"  {'category':<18}{'answer':>8}{'abstain':>9}{'total':>7}{'tuned':>8}{'held-out':>10}")
+        a_sum = b_sum = t_sum = h_sum = 0
         for c in cats:
             a, b = counts[c]["answer"], counts[c]["abstain"]
+            t, h = counts[c]["tuned"], counts[c]["held_out"]
             if a or b:
-                print(f"  {c:<18}{a:>8}{b:>9}{a + b:>7}")
-            a_sum, b_sum = a_sum + a, b_sum + b
-        print(f"  {'total':<18}{a_sum:>8}{b_sum:>9}{a_sum + b_sum:>7}")
+                print(f"  {c:<18}{a:>8}{b:>9}{a + b:>7}{t:>8}{h:>10}")
+            a_sum, b_sum, t_sum, h_sum = a_sum + a, b_sum + b, t_sum + t, h_sum + h
+        print(f"  {'total':<18}{a_sum:>8}{b_sum:>9}{a_sum + b_sum:>7}{t_sum:>8}{h_sum:>10}")
+
+    shared = {m: qs for m, qs in meanings.items() if len(qs) >= 2}
+    for m, qs in shared.items():
+        if len({(q["expect"], q.get("expect_polarity")) for q in qs}) > 1:
+            warn(f"meaning {m}: {', '.join(q['id'] for q in qs)} ask the same thing but expect "
+                 "different outcomes (expect / expect_polarity)")
+    across = [m for m, qs in shared.items() if len({q.get("split", "tuned") for q in qs}) == 2]
+    print(f"\nmeaning ids: {len(meanings)} ({sum(len(q) for q in meanings.values())} questions); "
+          f"{len(shared)} shared by 2 or more questions ({sum(len(q) for q in shared.values())} questions, "
+          f"{len(across)} of them across tuned and held-out), {len(meanings) - len(shared)} used once")
 
     for w in warnings:
         print(f"warning: {w}")

@@ -107,9 +107,9 @@ pub enum Cue {
     FeedVerb,
     /// What feeds it ("upstream", "fed").
     Upstream,
-    /// What it feeds ("downstream", "reaches").
+    /// What it feeds ("downstream").
     Downstream,
-    /// The feeds path ("path", "trace").
+    /// The feeds path ("path").
     Path,
     /// What it is made of.
     Parts,
@@ -141,6 +141,8 @@ pub enum Cue {
     CountPhrase,
     /// "on" as in "VAV-3-02 on AHU-2".
     On,
+    /// Auxiliary verbs that open a yes/no question.
+    YesNo,
     /// A live value ("right now").
     Live,
     /// Words by which a document sentence states a feeds relation.
@@ -148,6 +150,10 @@ pub enum Cue {
     /// Words with no content of their own.
     FunctionWord,
 }
+
+/// The shortest cue word a typo is forgiven in (shorter words are too
+/// close to each other: "fed" / "feed", "on" / "in").
+const TYPO_MIN_LEN: usize = 7;
 
 /// The question cues, read from the store.
 #[derive(Debug, Clone, Default)]
@@ -197,9 +203,16 @@ impl Cues {
         self.sets.get(&cue).map(Vec::as_slice).unwrap_or_default()
     }
 
-    /// Whether `word` is one of the cue's words.
+    /// Whether `word` is one of the cue's words, or a long one (7 letters
+    /// or more) misspelt by one edit ("definiton", "defintion"): people
+    /// type fast, and a list of their typos would only grow.
     pub fn is(&self, cue: Cue, word: &str) -> bool {
-        self.list(cue).iter().any(|w| w == word)
+        self.list(cue).iter().any(|w| {
+            w == word
+                || (w.len() >= TYPO_MIN_LEN
+                    && word.len() >= TYPO_MIN_LEN
+                    && strsim::damerau_levenshtein(w, word) == 1)
+        })
     }
 
     /// Whether any of `words` is one of the cue's words.

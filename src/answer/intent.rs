@@ -53,6 +53,8 @@ pub struct Reading {
     pub count: bool,
     /// Asks for a live value ("right now").
     pub telemetry: bool,
+    /// Asks yes or no: it opens with an auxiliary verb ("does …", "is …").
+    pub yes_no: bool,
     /// The content words left once question words, stop words and the
     /// names the grounder matched are taken out; lower case, stemmed.
     pub focus: Vec<String>,
@@ -79,8 +81,8 @@ impl Reading {
     }
 }
 
-/// Haystack tags grounded outside any equipment kind or point type ("co2"
-/// in "which boxes have co2 sesnors"): a point asked about loosely.
+/// Haystack tags grounded outside any equipment kind or point type ("humidity"
+/// in "which boxes carry humidity sensing"): a point asked about loosely.
 pub fn point_tags(g: &Grounding) -> Vec<String> {
     if !g.point_types.is_empty() {
         return Vec::new();
@@ -128,6 +130,7 @@ pub fn read(
     let mut r = Reading {
         count: cues.in_text(Cue::CountPhrase, lower) || cues.any(Cue::Count, w),
         telemetry: cues.in_text(Cue::Live, lower),
+        yes_no: w.first().is_some_and(|x| cues.is(Cue::YesNo, x)),
         ..Reading::default()
     };
     let instances: Vec<&crate::ground::Entity> = g
@@ -186,9 +189,8 @@ pub fn read(
             None => r.push(Intent::Relation),
         }
     }
-    // "on AHU-2" / "... is that box on?": a feeds relation only when
-    // nothing else was asked and the question names two instances or a
-    // class to look for.
+    // "on AHU-2": a feeds relation only when nothing else was asked and
+    // the question names two instances or a class to look for.
     let on_at = w.iter().position(|x| cues.is(Cue::On, x));
     let on_entity = on_at.is_some_and(|i| {
         i + 1 == w.len()

@@ -20,6 +20,52 @@ pub enum Expect {
     Abstain,
 }
 
+/// Which part of a golden file a question belongs to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Split {
+    /// Written beside the pipeline, which may have been adjusted while
+    /// looking at it.
+    #[default]
+    Tuned,
+    /// Written without looking at the pipeline, after it was frozen for
+    /// that part.
+    HeldOut,
+}
+
+impl Split {
+    /// Both, in report order.
+    pub const ALL: [Self; 2] = [Self::Tuned, Self::HeldOut];
+
+    /// As in the golden files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Tuned => "tuned",
+            Self::HeldOut => "held_out",
+        }
+    }
+}
+
+/// The expected answer of a yes/no question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Polarity {
+    /// The answer starts with "Yes".
+    Yes,
+    /// The answer starts with "No".
+    No,
+}
+
+impl Polarity {
+    /// The word the answer must start with, lower case.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Yes => "yes",
+            Self::No => "no",
+        }
+    }
+}
+
 /// One golden question (see `golden/README.md` for each field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Question {
@@ -55,6 +101,15 @@ pub struct Question {
     /// Where the fact lives; never used for scoring.
     #[serde(default)]
     pub notes: Option<String>,
+    /// Tuned or held out.
+    #[serde(default)]
+    pub split: Split,
+    /// For a yes/no question: the answer must start with this word.
+    #[serde(default)]
+    pub expect_polarity: Option<Polarity>,
+    /// Questions asking the same thing in other words share it.
+    #[serde(default)]
+    pub meaning: Option<String>,
 }
 
 /// The raw shape of a golden file.
@@ -63,6 +118,8 @@ struct RawGolden {
     description: String,
     #[serde(default)]
     files_root: Option<String>,
+    #[serde(default)]
+    not_applicable: Vec<String>,
     questions: Vec<Question>,
 }
 
@@ -81,6 +138,10 @@ pub struct GoldenFile {
     pub files_root: String,
     /// Whether the file set `files_root` explicitly.
     pub has_files_root: bool,
+    /// Metrics the set declares it does not measure: their gates pass with
+    /// nothing to measure on this set (every other gate with nothing to
+    /// measure fails).
+    pub not_applicable: Vec<String>,
     /// The questions, in file order.
     pub questions: Vec<Question>,
 }
@@ -239,6 +300,7 @@ pub fn load_golden(path: &Path, root: &Path) -> EvalResult<GoldenFile> {
         description: raw.description,
         has_files_root: raw.files_root.is_some(),
         files_root: raw.files_root.unwrap_or_else(|| ".".to_owned()),
+        not_applicable: raw.not_applicable,
         questions: raw.questions,
     })
 }

@@ -98,10 +98,12 @@ fn gates(s: &mut String, r: &EvalReport) {
     let _ = writeln!(s, "## Gates\n");
     let _ = writeln!(
         s,
-        "Every gate of `{}` is computed over all questions and per golden file. An enforced \
-         gate that fails on any of them fails the run (non-zero exit); the others are \
-         reported only. `n/a`: nothing to measure in that set (e.g. no conflict questions), \
-         which holds.\n",
+        "Every gate of `{}` is computed over all questions, per golden file, and per part of \
+         each file (`tuned`: written beside the pipeline; `held_out`: written without looking \
+         at it). An enforced gate that fails on any of them fails the run (non-zero exit); the \
+         others are reported only. `n/a`: nothing to measure, and the golden file declares \
+         the metric does not apply (`not_applicable`), which holds; `none ❌`: nothing to \
+         measure and not declared, which fails — there is no free credit.\n",
         r.gates_file
     );
     let mut head = String::from("| metric | gate | enforced |");
@@ -125,7 +127,11 @@ fn gates(s: &mut String, r: &EvalReport) {
         );
         for sc in &evaluated {
             let c = match r.gate(&g.metric, sc) {
-                Some(res) if res.value.is_none() => "n/a".to_owned(),
+                Some(res) if res.value.is_none() && res.not_applicable => "n/a".to_owned(),
+                Some(res) if res.value.is_none() => match res.enforced {
+                    true => "none ❌ **FAIL**".to_owned(),
+                    false => "none ⚠️".to_owned(),
+                },
                 Some(res) => format!(
                     "{} {}",
                     value(&res.metric, res.value),

@@ -233,23 +233,38 @@ pub struct GateResult {
     pub threshold: f64,
     /// Whether failing fails the run.
     pub enforced: bool,
-    /// Whether it holds (a gate with nothing to measure holds).
+    /// Whether it holds. A gate with nothing to measure holds only when
+    /// the scope's golden files declare its metric not applicable.
     pub pass: bool,
+    /// Nothing to measure, and the scope declares the metric does not
+    /// apply.
+    pub not_applicable: bool,
 }
 
 /// Slack for comparing means of fractions with thresholds such as 0.9.
 const EPSILON: f64 = 1e-9;
 
-/// Checks every gate against the metrics of one scope.
-pub fn check_gates(gates: &[Gate], scope: &str, m: &Metrics) -> Vec<GateResult> {
+/// Checks every gate against the metrics of one scope; `not_applicable`
+/// names the metrics the scope declares it does not measure. A gate with
+/// nothing to measure fails unless its metric is declared: no free credit.
+pub fn check_gates(
+    gates: &[Gate],
+    scope: &str,
+    m: &Metrics,
+    not_applicable: &[String],
+) -> Vec<GateResult> {
     gates
         .iter()
         .map(|g| {
             let value = m.value(&g.metric);
-            let pass = value.is_none_or(|v| match g.op {
-                Op::Ge => g.op.holds(v + EPSILON, g.threshold),
-                Op::Le => g.op.holds(v - EPSILON, g.threshold),
-            });
+            let declared = value.is_none() && not_applicable.contains(&g.metric);
+            let pass = match value {
+                Some(v) => match g.op {
+                    Op::Ge => g.op.holds(v + EPSILON, g.threshold),
+                    Op::Le => g.op.holds(v - EPSILON, g.threshold),
+                },
+                None => declared,
+            };
             GateResult {
                 metric: g.metric.clone(),
                 scope: scope.to_owned(),
@@ -258,6 +273,7 @@ pub fn check_gates(gates: &[Gate], scope: &str, m: &Metrics) -> Vec<GateResult> 
                 threshold: g.threshold,
                 enforced: g.enforced,
                 pass,
+                not_applicable: declared,
             }
         })
         .collect()

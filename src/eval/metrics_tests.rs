@@ -136,6 +136,72 @@ fn normalisation_collapses_case_whitespace_and_underscores() {
 }
 
 #[test]
+fn phrases_match_on_word_and_number_boundaries_with_units_normalised() {
+    use super::super::score::contains_phrase;
+    assert!(
+        !contains_phrase("reset to 170 °F", "70"),
+        "70 is not in 170"
+    );
+    assert!(!contains_phrase("the limit is 70.5 °F", "70"));
+    assert!(!contains_phrase("minimum 1,700 cfm", "700"));
+    assert!(contains_phrase("reset to 70 °F.", "70"));
+    assert!(contains_phrase("reset to 70degF", "70 °F"));
+    assert!(contains_phrase("reset to 70 deg F", "70°F"));
+    assert!(contains_phrase("(fed by AHU-2)", "ahu-2"));
+    assert!(!contains_phrase("fed by AHU-21", "AHU-2"));
+    assert!(!contains_phrase("three vavs", "vav"));
+    assert!(contains_phrase("at 8.3 °C", "8.3 °C"));
+}
+
+#[test]
+fn a_yes_no_question_is_scored_on_its_polarity() {
+    let q = question(json!({"answer_contains": ["AHU-1"], "expect_polarity": "yes"}));
+    let yes = score(
+        &q,
+        &success("Yes: AHU-1 feeds it.", vec![ev(&[A], &[MODEL])]),
+    );
+    assert_eq!(yes.contains_ok, Some(true), "{:?}", yes.failures);
+    // The phrases are there, the answer is the opposite one.
+    let no = score(
+        &q,
+        &success("No: it is not fed by AHU-1.", vec![ev(&[A], &[MODEL])]),
+    );
+    assert_eq!(no.contains_ok, Some(false));
+    assert!(!no.pass);
+    // "Nothing" is not "no".
+    let q = question(json!({"expect_polarity": "no"}));
+    let s = score(&q, &success("Nothing feeds it.", vec![ev(&[A], &[MODEL])]));
+    assert_eq!(s.contains_ok, Some(false));
+}
+
+#[test]
+fn a_refused_answer_question_fails_file_citation() {
+    // No file requirement: a refusal cites nothing and does not pass.
+    let q = question(json!({}));
+    let s = score(&q, &refused("low_relevance"));
+    assert_eq!(s.files_ok, Some(false));
+    let m = metrics(&[(q.clone(), refused("low_relevance"))]);
+    assert_eq!(m.file_citation_accuracy.value(), Some(0.0));
+}
+
+#[test]
+fn no_repository_phrase_occurs_in_its_own_question() {
+    // An answer that only repeats what the question names must not pass
+    // answer_contains: no required phrase may be in the question.
+    use super::super::score::contains_phrase;
+    let (_, files) = repository_goldens();
+    for q in files.iter().flat_map(|f| &f.questions) {
+        for p in &q.answer_contains {
+            assert!(
+                !contains_phrase(&q.question, p),
+                "{}: {p:?} is in the question",
+                q.id
+            );
+        }
+    }
+}
+
+#[test]
 fn schema_compliance_checks_the_envelope_against_its_status() {
     let q = question(json!({}));
     assert!(score(&q, &success("AHU-2", vec![ev(&[A], &[MODEL])])).compliant);
@@ -445,7 +511,7 @@ fn gate(metric: &str, op: Op, threshold: f64) -> Gate {
 }
 
 #[test]
-fn gates_fail_below_threshold_and_hold_when_nothing_is_measured() {
+fn gates_fail_below_threshold_and_with_nothing_to_measure_unless_declared() {
     let ans = question(json!({"must_include_graph_ids": [A]}));
     let m = metrics(&[
         (ans.clone(), success("AHU-2", vec![ev(&[A], &[MODEL])])),
@@ -460,17 +526,38 @@ fn gates_fail_below_threshold_and_hold_when_nothing_is_measured() {
         ],
         "all",
         &m,
+        &[],
     );
     let pass: Vec<bool> = results.iter().map(|r| r.pass).collect();
-    assert_eq!(pass, [false, true, true, false]);
+    // conflict_accuracy has nothing to measure and is not declared: no
+    // free credit.
+    assert_eq!(pass, [false, true, false, false]);
     assert_eq!(results[0].value, Some(0.5));
     assert_eq!(results[2].value, None);
+    assert!(!results[2].not_applicable);
+    // Declared not applicable, it holds and says so; a declared metric
+    // that is measured is gated as usual.
+    let declared = [
+        "conflict_accuracy".to_owned(),
+        "false_refusal_rate".to_owned(),
+    ];
+    let results = check_gates(
+        &[
+            gate("conflict_accuracy", Op::Ge, 1.0),
+            gate("false_refusal_rate", Op::Le, 0.1),
+        ],
+        "all",
+        &m,
+        &declared,
+    );
+    assert!(results[0].pass && results[0].not_applicable);
+    assert!(!results[1].pass && !results[1].not_applicable);
     // a mean a rounding error below the threshold still holds
     let mut m = Metrics::default();
     for x in [0.9, 0.9, 0.9] {
         m.evidence_recall.add(x);
     }
-    assert!(check_gates(&[gate("evidence_recall", Op::Ge, 0.9)], "all", &m)[0].pass);
+    assert!(check_gates(&[gate("evidence_recall", Op::Ge, 0.9)], "all", &m, &[])[0].pass);
 }
 
 /// The perfect response to a golden question, citing what it asks for.
@@ -505,9 +592,16 @@ fn perfect(q: &Question) -> Response {
         .filter(|(f, _)| files.contains(&f.as_str()))
         .map(|(f, pages)| chunk(f, &pages[0], true))
         .collect();
+    let polarity = q
+        .expect_polarity
+        .map(|p| format!("{}: ", p.word()))
+        .unwrap_or_default();
     envelope(
         "success",
-        contract(&q.answer_contains.join("; "), evidence),
+        contract(
+            &format!("{polarity}{}", q.answer_contains.join("; ")),
+            evidence,
+        ),
         Value::Null,
         chunks,
     )
@@ -552,7 +646,7 @@ fn perfect_responses_to_the_repository_goldens_pass_every_gate() {
         }
         let m = Metrics::compute(f.questions.iter().zip(&scores));
         assert!(m.page_label_accuracy.den > 0);
-        for r in check_gates(&gates.gates, &f.name, &m) {
+        for r in check_gates(&gates.gates, &f.name, &m, &f.not_applicable) {
             assert!(r.pass, "{} {}: {:?}", f.name, r.metric, r.value);
         }
     }

@@ -2,7 +2,7 @@
 //! diffing) and `eval_report.md` (for a person who did not write the
 //! goldens: gates, categories, failing questions with reasons, then all).
 
-use super::golden::{Expect, Gate};
+use super::golden::{Expect, Gate, Split};
 use super::metrics::{GateResult, Metrics, check_gates};
 use super::score::{Known, QuestionScore, Response, Scorer};
 use super::target::IngestSummary;
@@ -54,13 +54,21 @@ pub struct FileSummary {
     pub skipped_reason: Option<String>,
 }
 
-/// Metrics of one scope (a golden file, `all`, or a category).
+/// Metrics of one scope (`all`, a golden file, a file's tuned or held-out
+/// part, or a category).
 #[derive(Debug, Clone, Serialize)]
 pub struct ScopeMetrics {
     /// The scope.
     pub scope: String,
     /// Its metrics.
     pub metrics: Metrics,
+    /// The metrics its golden files declare they do not measure.
+    pub not_applicable: Vec<String>,
+}
+
+/// The scope name of one part of a golden file (`demo_campus/held_out`).
+pub fn split_scope(file: &str, split: Split) -> String {
+    format!("{file}/{}", split.as_str())
 }
 
 /// One question's result.
@@ -72,6 +80,8 @@ pub struct QuestionReport {
     pub file: String,
     /// Category.
     pub category: String,
+    /// Tuned or held out.
+    pub split: Split,
     /// Answer or abstain.
     pub expect: Expect,
     /// The question as sent.
@@ -156,6 +166,7 @@ impl EvalReport {
                     id: q.id.clone(),
                     file: f.name.clone(),
                     category: q.category.clone(),
+                    split: q.split,
                     expect: q.expect,
                     question: q.question.clone(),
                     selected_text: q.selected_text.is_some(),
@@ -174,15 +185,37 @@ impl EvalReport {
                     .map(|(q, r)| (*q, &r.score)),
             )
         };
+        // `all` declares a metric not applicable only when every file does.
+        let all_na: Vec<String> = plan
+            .files
+            .first()
+            .map(|f| f.not_applicable.clone())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|m| plan.files.iter().all(|f| f.not_applicable.contains(m)))
+            .collect();
         let mut scopes = vec![ScopeMetrics {
             scope: ALL.to_owned(),
             metrics: metrics_of(&|_| true),
+            not_applicable: all_na,
         }];
         for f in &plan.files {
             scopes.push(ScopeMetrics {
                 scope: f.name.clone(),
                 metrics: metrics_of(&|r| r.file == f.name),
+                not_applicable: f.not_applicable.clone(),
             });
+            // The gates apply to the tuned and the held-out part alike.
+            for split in Split::ALL
+                .into_iter()
+                .filter(|s| f.questions.iter().any(|q| q.split == *s))
+            {
+                scopes.push(ScopeMetrics {
+                    scope: split_scope(&f.name, split),
+                    metrics: metrics_of(&|r| r.file == f.name && r.split == split),
+                    not_applicable: f.not_applicable.clone(),
+                });
+            }
         }
         let mut category_names: Vec<String> = CATEGORIES.map(str::to_owned).to_vec();
         for (_, r) in &questions {
@@ -196,12 +229,13 @@ impl EvalReport {
             .map(|c| ScopeMetrics {
                 metrics: metrics_of(&|r| r.category == c),
                 scope: c,
+                not_applicable: Vec::new(),
             })
             .collect();
         let gates: Vec<GateResult> = scopes
             .iter()
             .filter(|s| s.metrics.questions > 0)
-            .flat_map(|s| check_gates(&plan.gates.gates, &s.scope, &s.metrics))
+            .flat_map(|s| check_gates(&plan.gates.gates, &s.scope, &s.metrics, &s.not_applicable))
             .collect();
         let failed_gates: Vec<GateResult> = gates
             .iter()
@@ -391,6 +425,8 @@ mod tests {
                 description: "two questions".into(),
                 files_root: ".".into(),
                 has_files_root: false,
+                // The two questions measure neither conflicts nor pages.
+                not_applicable: vec!["conflict_accuracy".into(), "page_label_accuracy".into()],
                 questions,
             }],
             skipped: vec![Skipped {
@@ -452,7 +488,8 @@ mod tests {
             failed,
             [
                 ("must_abstain_accuracy", "all"),
-                ("must_abstain_accuracy", "tiny")
+                ("must_abstain_accuracy", "tiny"),
+                ("must_abstain_accuracy", "tiny/tuned")
             ]
         );
         let md = r.markdown();
@@ -466,9 +503,9 @@ mod tests {
         at("Every gate of `golden/gates.json` is computed");
         at("should abstain (insufficient_grounding) but answered");
         at(
-            "| `must_abstain_accuracy` | >= 1 | yes | 0.000 ❌ **FAIL** | 0.000 ❌ **FAIL** | skipped |",
+            "| `must_abstain_accuracy` | >= 1 | yes | 0.000 ❌ **FAIL** | 0.000 ❌ **FAIL** | 0.000 ❌ **FAIL** | skipped |",
         );
-        at("| `conflict_accuracy` | >= 1 | yes | n/a | n/a | skipped |");
+        at("| `conflict_accuracy` | >= 1 | yes | n/a | n/a | n/a | skipped |");
         // a pipe in a question does not break the table
         at("what feeds ahu-9 \\| really");
         assert!(

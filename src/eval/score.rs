@@ -51,13 +51,63 @@ pub fn is_plain_iri(s: &str) -> bool {
 }
 
 /// Lower case, with every run of whitespace and `_` turned into one space
-/// and none at either end (golden/README.md, `answer_contains`).
+/// and none at either end, and units written one way: `°F`, `° F`, `degF`,
+/// `deg F` and `degrees F` all become `°f` (likewise `°c`), `º` is `°`
+/// (golden/README.md, `answer_contains`).
 pub fn normalize(s: &str) -> String {
-    s.split(|c: char| c.is_whitespace() || c == '_')
+    let spaced = s
+        .split(|c: char| c.is_whitespace() || c == '_')
         .filter(|t| !t.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase()
+        .replace('º', "°");
+    let mut out = spaced;
+    for unit in ['f', 'c'] {
+        for form in ["degrees ", "degree ", "deg ", "deg", "° "] {
+            out = out.replace(&format!("{form}{unit}"), &format!("°{unit}"));
+        }
+        // "70 °F" and "70°F" are the same reading.
+        out = out.replace(&format!(" °{unit}"), &format!("°{unit}"));
+    }
+    out
+}
+
+/// Whether `phrase` occurs in `text` on word and number boundaries, both
+/// [`normalize`]d: "70" is not in "170" or "70.5", "vav" is not in
+/// "vavs"; punctuation around the phrase does not matter.
+pub fn contains_phrase(text: &str, phrase: &str) -> bool {
+    let (text, phrase) = (normalize(text), normalize(phrase));
+    if phrase.is_empty() {
+        return true;
+    }
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    let digit = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
+    let first = phrase.chars().next();
+    let last = phrase.chars().next_back();
+    text.match_indices(&phrase).any(|(at, _)| {
+        let mut before = text[..at].chars().rev();
+        let (b1, b2) = (before.next(), before.next());
+        let mut after = text[at + phrase.len()..].chars();
+        let (a1, a2) = (after.next(), after.next());
+        // A word or number character next to one of the phrase's ends
+        // continues it; so does a decimal point or separator between digits.
+        let joined_before = word(first)
+            && (word(b1) || (matches!(b1, Some('.' | ',')) && digit(b2) && digit(first)));
+        let joined_after =
+            word(last) && (word(a1) || (matches!(a1, Some('.' | ',')) && digit(a2) && digit(last)));
+        !joined_before && !joined_after
+    })
+}
+
+/// Whether an answer starts with the polarity's word ("Yes: …", "no, …").
+pub fn has_polarity(answer: &str, polarity: super::golden::Polarity) -> bool {
+    let first: String = answer
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    first.to_lowercase() == polarity.word()
 }
 
 /// One evidence item's citation check.
@@ -404,17 +454,23 @@ impl Scorer {
                 missing_files.push(format!("one of [{}]", group.join(" | ")));
             }
         }
-        let files_ok = is_answer_q.then_some(missing_files.is_empty());
+        // A refused answer question cites nothing: it fails file citation.
+        let files_ok = is_answer_q.then_some(answered && missing_files.is_empty());
 
-        let text = normalize(answer_text.as_deref().unwrap_or(""));
+        let text = answer_text.as_deref().unwrap_or("");
         let missing_phrases: Vec<String> = q
             .answer_contains
             .iter()
-            .filter(|p| !text.contains(&normalize(p)))
+            .filter(|p| !contains_phrase(text, p))
             .cloned()
             .collect();
-        let contains_ok = (is_answer_q && answered && !q.answer_contains.is_empty())
-            .then_some(missing_phrases.is_empty());
+        let polarity_ok = q
+            .expect_polarity
+            .filter(|_| is_answer_q)
+            .map(|p| answered && has_polarity(text, p));
+        let contains_ok =
+            (is_answer_q && answered && (!q.answer_contains.is_empty() || polarity_ok.is_some()))
+                .then_some(missing_phrases.is_empty() && polarity_ok != Some(false));
         let conflict_ok = (q.category == "conflict")
             .then_some(answered && missing_phrases.is_empty() && !missing_must_files);
 
@@ -473,6 +529,12 @@ impl Scorer {
                         failures.push(format!(
                             "evidence does not cite: {}",
                             list(&missing_files, 4)
+                        ));
+                    }
+                    if let (Some(false), Some(p)) = (polarity_ok, q.expect_polarity) {
+                        failures.push(format!(
+                            "answer does not start with {:?} (a yes/no question)",
+                            p.word()
                         ));
                     }
                     if !missing_phrases.is_empty() {
@@ -546,7 +608,8 @@ impl Scorer {
 /// Page checks: for each PDF of `expected_pages` that the evidence cites,
 /// one check per chunk of it that the trace marks `used` (the contract has
 /// no page labels); evidence that cites the PDF with no such chunk fails
-/// once per item, as its page is unknown.
+/// once per item, as its page is unknown. (An answer that cites only a
+/// Markdown or HTML copy of the PDF is not checked yet: issue 13.)
 fn page_checks(q: &Question, evidence: &[Value], env: &Value) -> Vec<PageCheck> {
     let used: Vec<&Value> = env
         .pointer("/trace/chunks")

@@ -426,6 +426,7 @@ mod tests {
             description: String::new(),
             files_root: files_root.unwrap_or(".").into(),
             has_files_root: files_root.is_some(),
+            not_applicable: Vec::new(),
             questions: Vec::new(),
         };
         let golden_dir = root.join("golden");

@@ -50,11 +50,17 @@ pub fn where_in(s: &Scored) -> String {
     at
 }
 
-/// Evidence of a quoted chunk: `first` (the question's named instances and
-/// products: the claim is about them), then the chunk's own links.
+/// Evidence of a quoted chunk: the graph ids its chunk links to (the
+/// payload's `graph_ids`) and nothing else: what the question names is
+/// cited only where the chunk supports it. Those of `first` (the question's
+/// named instances and products) come first, as the claim is about them.
 pub fn chunk_evidence(s: &Scored, excerpt: &str, first: &[String]) -> EvidenceItem {
     let p = &s.hit.payload;
-    let mut ids: Vec<String> = first.to_vec();
+    let mut ids: Vec<String> = first
+        .iter()
+        .filter(|id| p.graph_ids.contains(id))
+        .cloned()
+        .collect();
     for id in &p.graph_ids {
         if !ids.contains(id) {
             ids.push(id.clone());

@@ -254,7 +254,7 @@ impl GraphContext<'_> {
         if !subjects.is_empty() {
             return Ok(());
         }
-        // Markers named outright ("the haystack vav kind", "coolingOnly"),
+        // Markers named outright ("the ahu marker", "heatPump"),
         // in the order the question names them (the marker table is a map).
         let q = self.question;
         let g = &q.grounding;

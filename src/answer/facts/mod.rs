@@ -299,7 +299,7 @@ impl<'a> GraphContext<'a> {
     /// The instances the question names that the topology holds; for a
     /// feeds question a named point stands for its equipment, and a named
     /// class that one of the subject's parts has makes that part the
-    /// subject ("the reheat coil on VAV-2-14"). Returns the subjects and
+    /// subject ("the cooling coil of an air handler"). Returns the subjects and
     /// the class filters left.
     fn subjects(&self) -> (Vec<String>, Vec<String>) {
         let q = self.question;

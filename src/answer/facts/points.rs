@@ -112,8 +112,11 @@ impl GraphContext<'_> {
                 for m in &matched {
                     ids.extend(self.view.specific_types(m));
                 }
+                // A yes/no question ("does it have a CO2 sensor?") is
+                // answered yes or no first.
+                let yes = if q.reading.yes_no { "Yes: " } else { "" };
                 let text = format!(
-                    "{name} has {}: {}.",
+                    "{yes}{name} has {}: {}.",
                     if matched.len() == 1 {
                         "the point".to_owned()
                     } else {
@@ -133,7 +136,8 @@ impl GraphContext<'_> {
                 format!("{name} has {} points: {}.", points.len(), lines.join("; "))
             } else {
                 format!(
-                    "{name} has no point of the kind asked about; its {} points are: {}.",
+                    "{}{name} has no point of the kind asked about; its {} points are: {}.",
+                    if q.reading.yes_no { "No: " } else { "" },
                     points.len(),
                     lines.join("; ")
                 )

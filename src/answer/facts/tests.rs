@@ -6,7 +6,7 @@
 
 use super::*;
 use crate::answer::question::Question;
-use crate::ground::{Entity, EquipmentType, Grounding};
+use crate::ground::{Entity, EquipmentType, Grounding, PointType};
 use crate::import::{self, SourceFile};
 use crate::ontology::Ontology;
 use crate::store::EmbeddedStore;
@@ -239,6 +239,40 @@ async fn points_with_classes_and_units() {
         )
         .await;
     assert_eq!(texts(&facts), ["The graph lists no points on CH-1."]);
+}
+
+#[tokio::test]
+async fn a_yes_no_point_question_is_answered_yes_or_no_first() {
+    let f = fixture().await;
+    let asking = |class: &str, label: &str| Grounding {
+        entities: vec![named(label, label)],
+        point_types: vec![PointType {
+            haystack_tags: Vec::new(),
+            brick_class: Some(class.into()),
+            confidence: 0.9,
+        }],
+        ..Grounding::default()
+    };
+    let znt = "Zone_Air_Temperature_Sensor";
+    let facts = f
+        .facts("does VAV-1 have a zone temp sensor?", asking(znt, "VAV-1"))
+        .await;
+    assert_eq!(
+        texts(&facts),
+        ["Yes: VAV-1 has the point: VAV-1 ZNT (Zone Air Temperature Sensor)."]
+    );
+    let facts = f
+        .facts("does AHU-1 have a zone temp sensor?", asking(znt, "AHU-1"))
+        .await;
+    assert!(texts(&facts)[0].starts_with("No: AHU-1 has no point of the kind asked about"));
+    // The same wording as a request is not answered yes or no.
+    let facts = f
+        .facts("list the zone temp sensor of VAV-1", asking(znt, "VAV-1"))
+        .await;
+    assert!(
+        texts(&facts)[0].starts_with("VAV-1 has the point"),
+        "{facts:?}"
+    );
 }
 
 #[tokio::test]
