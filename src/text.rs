@@ -151,10 +151,6 @@ pub enum Cue {
     FunctionWord,
 }
 
-/// The shortest cue word a typo is forgiven in (shorter words are too
-/// close to each other: "fed" / "feed", "on" / "in").
-const TYPO_MIN_LEN: usize = 7;
-
 /// The question cues, read from the store.
 #[derive(Debug, Clone, Default)]
 pub struct Cues {
@@ -203,16 +199,9 @@ impl Cues {
         self.sets.get(&cue).map(Vec::as_slice).unwrap_or_default()
     }
 
-    /// Whether `word` is one of the cue's words, or a long one (7 letters
-    /// or more) misspelt by one edit ("definiton", "defintion"): people
-    /// type fast, and a list of their typos would only grow.
+    /// Whether `word` is one of the cue's words.
     pub fn is(&self, cue: Cue, word: &str) -> bool {
-        self.list(cue).iter().any(|w| {
-            w == word
-                || (w.len() >= TYPO_MIN_LEN
-                    && word.len() >= TYPO_MIN_LEN
-                    && strsim::damerau_levenshtein(w, word) == 1)
-        })
+        self.list(cue).iter().any(|w| w == word)
     }
 
     /// Whether any of `words` is one of the cue's words.

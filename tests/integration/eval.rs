@@ -97,9 +97,12 @@ async fn real_responses_are_scored_and_reported() {
     assert_eq!(r.questions.len(), 79);
     assert_eq!(r.scope("all").unwrap().questions, 79);
     assert_eq!(r.scope(DEMO).unwrap().abstain_questions, 15);
-    // every gate is checked on the set and on all together
+    // every gate is checked on the set, on its tuned part (the set has no
+    // held-out part yet) and on all together
     let gates = &run.plan.gates.gates;
-    assert_eq!(r.gates.len(), 2 * gates.len());
+    assert_eq!(r.gates.len(), 3 * gates.len());
+    assert!(r.scope(&format!("{DEMO}/tuned")).is_some());
+    assert!(r.scope(&format!("{DEMO}/held_out")).is_none());
     for q in &r.questions {
         assert_eq!(q.pass, q.score.failures.is_empty(), "{}", q.id);
         if !q.score.compliant {
