@@ -27,6 +27,13 @@ pub mod validate;
 pub mod vector;
 pub mod vocab;
 
+/// Missing test data fails the unit tests in CI (`CI=true`) and skips them
+/// elsewhere; the same rule as the integration tests, which use more of it.
+#[cfg(test)]
+#[allow(dead_code)]
+#[path = "../tests/common/data.rs"]
+mod test_data;
+
 pub use state::{AppParts, AppState, Snapshot, Sources};
 
 use std::future::Future;

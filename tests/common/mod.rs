@@ -12,23 +12,18 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::sync::{OnceCell, oneshot};
 
+pub mod data;
+
 /// The project root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/data`, or `None` with a loud message when it is absent.
+/// `../shared/data`. When it is absent: in CI (`CI=true`) the test fails
+/// here; elsewhere this says SKIPPED on stderr and gives `None` (see
+/// [`data::missing`]).
 pub fn shared_data() -> Option<PathBuf> {
-    let dir = root().join("../shared/data");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: {} is absent; this test needs the shared real-world data",
-            dir.display()
-        );
-        None
-    }
+    data::shared_data("")
 }
 
 /// The asset cache; panics with what to run when Brick is missing.
@@ -178,14 +173,10 @@ pub fn fixture(rel: &str) -> PathBuf {
     root().join("tests/fixtures").join(rel)
 }
 
-/// Whether a path exists, else a loud skip message.
+/// Whether a path exists. When it does not: in CI (`CI=true`) the test fails
+/// here; elsewhere this says SKIPPED on stderr and gives `false`.
 pub fn exists_or_skip(p: &Path) -> bool {
-    if p.exists() {
-        true
-    } else {
-        eprintln!("SKIPPED: {} is absent", p.display());
-        false
-    }
+    data::require(p, "test data", data::in_ci()).is_some()
 }
 
 /// GET `uri` through the campus router (no socket) and parse the JSON body.
@@ -208,10 +199,20 @@ pub async fn get_json(uri: &str) -> (axum::http::StatusCode, serde_json::Value) 
 
 /// The remote SPARQL store named by `DAEMONIQ_TEST_SPARQL_URL` (a server
 /// base URL with `/query` and `/update` under it, as Oxigraph server and
-/// Fuseki datasets have), or why there is none.
+/// Fuseki datasets have), or why there is none. In CI there must be one:
+/// `scripts/test.sh` starts an Oxigraph server itself, so without the
+/// variable the test fails there instead of skipping.
 pub fn remote_sparql() -> Result<daemoniq::store::RemoteSettings, String> {
-    let base = std::env::var("DAEMONIQ_TEST_SPARQL_URL")
-        .map_err(|_| "DAEMONIQ_TEST_SPARQL_URL is not set".to_owned())?;
+    let Ok(base) = std::env::var("DAEMONIQ_TEST_SPARQL_URL") else {
+        let why = "DAEMONIQ_TEST_SPARQL_URL is not set";
+        if data::in_ci() {
+            data::missing(
+                &format!("{why} (scripts/test.sh starts an Oxigraph server and sets it)"),
+                true,
+            );
+        }
+        return Err(why.to_owned());
+    };
     let base = base.trim_end_matches('/');
     Ok(daemoniq::store::RemoteSettings {
         query_url: format!("{base}/query"),
@@ -225,7 +226,16 @@ pub fn remote_sparql() -> Result<daemoniq::store::RemoteSettings, String> {
     })
 }
 
-/// Says on stderr that a test against an external server was skipped, and why.
+/// Says on stderr that a test against an external server was skipped, and
+/// why. Used as is in CI too, for a server that CI cannot start (Qdrant:
+/// `scripts/test.sh` says its suites were skipped); a server that
+/// `scripts/test.sh` starts itself is required in CI (see [`remote_sparql`]).
+/// Written straight to stderr, past the test harness's capture, so the skip
+/// shows in the test output.
 pub fn skip_remote(test: &str, why: &str) {
-    eprintln!("SKIPPED {test}: {why}; it needs an external server and did not run");
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: {why}; it needs an external server and did not run"
+    );
 }

@@ -94,6 +94,14 @@ async fn real_responses_are_scored_and_reported() {
     let run = run().await;
     assert_eq!(run.responses.len(), 79);
     let r = report(&run, &run.responses, &run.known);
+    // The demo set is gated: every enforced gate holds on it and over all.
+    assert!(
+        r.passed && r.failed_gates.is_empty(),
+        "failing gates: {:#?}\n{}",
+        r.failed_gates,
+        r.summary()
+    );
+    assert!(r.skipped.is_empty(), "{:?}", r.skipped);
     assert_eq!(r.questions.len(), 79);
     assert_eq!(r.scope("all").unwrap().questions, 79);
     assert_eq!(r.scope(DEMO).unwrap().abstain_questions, 15);

@@ -11,6 +11,7 @@ mod eval;
 mod ground;
 mod import;
 mod ingest;
+mod missing_data;
 mod remote_store;
 mod remote_vectors;
 mod schema_api;

@@ -4,7 +4,7 @@ use crate::ingest::extract::{BlockKind, ExtractError, Extracted, extract};
 use lopdf::{
     Document, EncryptionState, EncryptionVersion, Object, Permissions, Stream, dictionary,
 };
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Per page, as pypdf reads it: the first line, the first words after it,
 /// and the last words of the page.
@@ -87,17 +87,11 @@ const AHU_PAGES: [(&str, &str); 16] = [
     ),
 ];
 
-fn pdf_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/docs/pdf")
-}
-
-/// The extracted PDF, or `None` (with a note) when the data is absent.
+/// The extracted PDF, or `None` when the shared data is absent outside CI
+/// (in CI the test fails).
 fn load(name: &str) -> Option<Extracted> {
-    let path = pdf_dir().join(name);
-    let Ok(bytes) = std::fs::read(&path) else {
-        eprintln!("SKIPPED: {} is absent", path.display());
-        return None;
-    };
+    let path = crate::test_data::shared_data(&format!("docs/pdf/{name}"))?;
+    let bytes = std::fs::read(&path).unwrap();
     Some(extract(&path, &bytes).unwrap())
 }
 
