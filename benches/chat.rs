@@ -18,12 +18,16 @@
 use daemoniq::backends::{self, Embedded};
 use daemoniq::config::{AnswerConfig, BackendConfig, HttpConfig, IndexConfig};
 use daemoniq::ingest::DocOptions;
-use daemoniq::{AppParts, AppState, Snapshot, Sources, assets::Assets};
+use daemoniq::{AppParts, AppState, Snapshot};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod common;
+
+use common::root;
 
 const QUESTIONS: &[&str] = &[
     "what feeds VAV-1-05?",
@@ -40,16 +44,8 @@ const QUESTIONS: &[&str] = &[
     "what feeds VAV-9-99?",
 ];
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 async fn state() -> (Arc<AppState>, tempfile::TempDir) {
-    let assets = Assets::new(
-        std::env::var_os("DAEMONIQ_ASSETS")
-            .map(PathBuf::from)
-            .unwrap_or_else(daemoniq::config::default_assets_dir),
-    );
+    let sources = common::campus_sources();
     let config = BackendConfig {
         sparql_query_url: std::env::var("DAEMONIQ_BENCH_SPARQL_URL")
             .ok()
@@ -76,12 +72,6 @@ async fn state() -> (Arc<AppState>, tempfile::TempDir) {
             "qdrant-edge"
         }
     );
-    let sources = Sources {
-        assets: assets.clone(),
-        ontology_dir: root().join("ontology"),
-        graph_dirs: vec![root().join("graph")],
-        root: root(),
-    };
     let (_, ontology) = sources.sync(store.as_ref()).await.unwrap();
     let snapshot = Snapshot::build(store.as_ref(), ontology).await.unwrap();
     let reports = tempfile::tempdir().unwrap();
@@ -94,7 +84,7 @@ async fn state() -> (Arc<AppState>, tempfile::TempDir) {
         &config,
         &Embedded::Memory,
         Arc::clone(&store),
-        &assets,
+        &sources.assets,
         reports.path().to_path_buf(),
     )
     .await

@@ -8,30 +8,22 @@
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use daemoniq::backends::{self, Embedded};
-use daemoniq::config::{AnswerConfig, BackendConfig, HttpConfig, IndexConfig};
+use daemoniq::config::{BackendConfig, IndexConfig};
 use daemoniq::embed::{EmbedOptions, Embedder};
 use daemoniq::ground::Grounder;
 use daemoniq::ingest::chunk::{ChunkOptions, TokenCounter, chunk};
 use daemoniq::ingest::extract::extract;
 use daemoniq::ingest::{DocOptions, Input};
 use daemoniq::vector::{MatchAny, Search};
-use daemoniq::{AppParts, AppState, Snapshot, Sources, assets::Assets};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::runtime::Runtime;
 
-fn assets() -> Assets {
-    let dir = std::env::var_os("DAEMONIQ_ASSETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(daemoniq::config::default_assets_dir);
-    Assets::new(dir)
-}
+mod common;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use common::{assets, root};
 
 fn corpus_file(name: &str) -> (PathBuf, Vec<u8>) {
     let p = root().join("golden/corpus").join(name);
@@ -42,28 +34,6 @@ fn corpus_file(name: &str) -> (PathBuf, Vec<u8>) {
 fn g36(name: &str) -> Option<(PathBuf, Vec<u8>)> {
     let p = root().join("../shared/data/docs").join(name);
     std::fs::read(&p).ok().map(|b| (p, b))
-}
-
-async fn campus() -> Arc<AppState> {
-    let store = backends::open_store(&BackendConfig::default(), &Embedded::Memory)
-        .await
-        .unwrap();
-    let sources = Sources {
-        assets: assets(),
-        ontology_dir: root().join("ontology"),
-        graph_dirs: vec![root().join("graph")],
-        root: root(),
-    };
-    let (_, ontology) = sources.sync(store.as_ref()).await.unwrap();
-    let snapshot = Snapshot::build(store.as_ref(), ontology).await.unwrap();
-    AppState::open(AppParts {
-        store,
-        snapshot,
-        http: HttpConfig::default(),
-        docs: None,
-        answer: AnswerConfig::default(),
-    })
-    .unwrap()
 }
 
 fn bench(c: &mut Criterion) {
@@ -92,7 +62,7 @@ fn bench(c: &mut Criterion) {
     }
     g.finish();
 
-    let state = rt.block_on(campus());
+    let state = rt.block_on(common::campus_state());
     let grounder = rt
         .block_on(Grounder::load(state.store.as_ref(), &state.ontology()))
         .unwrap();

@@ -5,16 +5,17 @@
 //! Run with `cargo bench --bench sparql` (after `bash scripts/setup.sh`).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use daemoniq::backends::{self, Embedded};
-use daemoniq::config::{AnswerConfig, BackendConfig, HttpConfig};
+use daemoniq::AppState;
 use daemoniq::import::{self, SourceFile};
 use daemoniq::store::{EmbeddedStore, GraphKind, SparqlQuery};
-use daemoniq::{AppParts, AppState, Snapshot, Sources, assets::Assets};
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::runtime::Runtime;
+
+mod common;
+
+use common::assets;
 
 const PREFIXES: &str = daemoniq::vocab::PREFIXES;
 
@@ -53,36 +54,8 @@ fn queries() -> Vec<(&'static str, String)> {
     ]
 }
 
-fn assets() -> Assets {
-    let dir = std::env::var_os("DAEMONIQ_ASSETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(daemoniq::config::default_assets_dir);
-    Assets::new(dir)
-}
-
 fn campus(rt: &Runtime) -> Arc<AppState> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let sources = Sources {
-        assets: assets(),
-        ontology_dir: root.join("ontology"),
-        graph_dirs: vec![root.join("graph")],
-        root,
-    };
-    rt.block_on(async {
-        let store = backends::open_store(&BackendConfig::default(), &Embedded::Memory)
-            .await
-            .unwrap();
-        let (_, ontology) = sources.sync(store.as_ref()).await.unwrap();
-        let snapshot = Snapshot::build(store.as_ref(), ontology).await.unwrap();
-        AppState::open(AppParts {
-            store,
-            snapshot,
-            http: HttpConfig::default(),
-            docs: None,
-            answer: AnswerConfig::default(),
-        })
-        .unwrap()
-    })
+    rt.block_on(common::campus_state())
 }
 
 fn brick_load(c: &mut Criterion) {
