@@ -59,9 +59,9 @@ pub async fn graph(
         graph_ids = graph_ids.len(),
         "graph step done"
     );
-    for owner in q.about(view) {
-        if !graph_ids.contains(&owner) {
-            graph_ids.push(owner);
+    for owner in &q.about {
+        if !graph_ids.contains(owner) {
+            graph_ids.push(owner.clone());
         }
     }
     Ok(GraphStep { facts, graph_ids })

@@ -188,7 +188,6 @@ async fn draft(
         trace.conflicts = conflicts.iter().map(|c| c.note.clone()).collect();
         graph::answer(&q, &step.facts, &conflicts)
     } else {
-        let about = q.about(view);
         let Retrieval {
             hits,
             selected,
@@ -198,7 +197,7 @@ async fn draft(
             hits,
             selected: *selected,
             vector: vector.as_deref(),
-            about: &about,
+            about: &q.about,
         };
         documents::answer(docs.as_deref(), cfg, &q, found).await?
     };

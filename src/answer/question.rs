@@ -27,6 +27,10 @@ pub struct Question {
     pub classes: Vec<String>,
     /// Labels of the entities it names.
     pub labels: Vec<String>,
+    /// What document evidence is about: the instances and products named,
+    /// and the equipment of any point named ("vav-2-14 airflow" is about
+    /// VAV-2-14).
+    pub about: Vec<String>,
 }
 
 impl Question {
@@ -52,12 +56,18 @@ impl Question {
             |i| view.is_location(i),
             !classes.is_empty(),
         );
-        let named = grounding
+        let named: Vec<String> = grounding
             .entities
             .iter()
             .filter(|e| matches!(e.kind, EntityKind::Instance | EntityKind::Product))
             .map(|e| e.iri.clone())
             .collect();
+        let mut about = named.clone();
+        for owner in named.iter().filter_map(|i| view.topo.owner_of_point(i)) {
+            if !about.contains(&owner) {
+                about.push(owner);
+            }
+        }
         let labels = grounding.entities.iter().map(|e| e.label.clone()).collect();
         Self {
             text: text.to_owned(),
@@ -68,25 +78,8 @@ impl Question {
             named,
             classes,
             labels,
+            about,
         }
-    }
-
-    /// What document evidence is about: the instances and products named,
-    /// and the equipment of any point named ("vav-2-14 airflow" is about
-    /// VAV-2-14).
-    pub fn about(&self, view: GraphView<'_>) -> Vec<String> {
-        let mut ids = self.named.clone();
-        for owner in self
-            .named
-            .iter()
-            .filter_map(|i| view.topo.owner_of_point(i))
-            .collect::<Vec<_>>()
-        {
-            if !ids.contains(&owner) {
-                ids.push(owner);
-            }
-        }
-        ids
     }
 
     /// The equipment a feeds question is about: the first instance or

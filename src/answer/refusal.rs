@@ -228,6 +228,7 @@ mod tests {
             named: Vec::new(),
             classes: Vec::new(),
             labels: Vec::new(),
+            about: Vec::new(),
         };
         let ok = DocumentMeasures {
             retrieved: 3,
