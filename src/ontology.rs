@@ -198,6 +198,11 @@ impl Ontology {
         self.marker_iri.iter()
     }
 
+    /// Every known class IRI, in no particular order.
+    pub fn class_iris(&self) -> impl Iterator<Item = &str> {
+        self.classes.keys().map(String::as_str)
+    }
+
     /// Number of known classes.
     pub fn class_count(&self) -> usize {
         self.classes.len()

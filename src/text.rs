@@ -149,6 +149,26 @@ pub enum Cue {
     Relation,
     /// Words with no content of their own.
     FunctionWord,
+    /// What lacks something ("without", "no").
+    Absent,
+    /// One hop only ("directly").
+    Direct,
+    /// The whole chain ("ultimately").
+    Transitive,
+    /// A count per item of a kind ("per", "each").
+    Group,
+    /// More than a number.
+    More,
+    /// Fewer than a number.
+    Fewer,
+    /// Both kinds must hold ("both", "and").
+    Both,
+    /// A unit of measure.
+    Unit,
+    /// Part and whole ("part of", "made of").
+    PartOf,
+    /// The supplier after a verb of receiving ("from").
+    Source,
 }
 
 /// The question cues, read from the store.

@@ -270,6 +270,24 @@ impl Topology {
         self.graph.edge_count()
     }
 
+    /// Every node, in no particular order.
+    pub fn nodes(&self) -> impl Iterator<Item = &str> {
+        self.index.keys().map(String::as_str)
+    }
+
+    /// Every edge of a relation as (source, target), in no particular order.
+    pub fn edges(&self, rel: Rel) -> impl Iterator<Item = (&str, &str)> {
+        self.graph
+            .edge_references()
+            .filter(move |e| *e.weight() == rel)
+            .map(|e| {
+                (
+                    self.graph[e.source()].as_str(),
+                    self.graph[e.target()].as_str(),
+                )
+            })
+    }
+
     /// Whether the IRI is a node of the projection.
     pub fn contains(&self, iri: &str) -> bool {
         self.index.contains_key(iri)

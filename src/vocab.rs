@@ -95,6 +95,11 @@ pub fn compact(iri: &str) -> String {
     iri.to_owned()
 }
 
+/// The local name of an IRI: what follows its last `#` or `/`.
+pub fn local_name(iri: &str) -> &str {
+    iri.rsplit(['#', '/']).next().unwrap_or(iri)
+}
+
 /// `dq:` term IRI.
 pub fn dq(local: &str) -> String {
     format!("{DQ}{local}")

@@ -230,6 +230,7 @@ mod tests {
             class: None,
             confidence: 0.95,
             matched: matched.into(),
+            span: Default::default(),
         }
     }
 

@@ -18,6 +18,7 @@ pub mod facts;
 pub mod gather;
 pub mod intent;
 mod pipeline;
+pub mod query;
 pub mod question;
 pub mod refusal;
 pub mod request;
@@ -257,6 +258,43 @@ pub struct GraphTrace {
     pub facts: Vec<Fact>,
     /// Graph ids the facts and grounding yielded (the filter's ids).
     pub graph_ids: Vec<String>,
+    /// What a composed query asks, in words ([`query`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub understood: Option<String>,
+    /// The result of a composed query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<GraphAnswer>,
+}
+
+/// The result of a composed graph query, as the trace shows it (eval scores
+/// it against the expected result).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GraphAnswer {
+    /// `set`, `count`, `boolean`, `grouped_count` or `value`.
+    pub kind: String,
+    /// Every result node (the groups, for counts per group).
+    pub items: Vec<String>,
+    /// The number of result nodes (lists and counts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// Yes or no.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boolean: Option<bool>,
+    /// Values (units).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+    /// Counts per group.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupCount>,
+}
+
+/// One group of a count per group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupCount {
+    /// The group node.
+    pub group: String,
+    /// How many.
+    pub count: u64,
 }
 
 /// Why this answer.

@@ -26,7 +26,7 @@ use super::retrieve::Scored;
 use super::view::GraphView;
 use super::{
     ChatRequest, ChatResponse, Fact, Fault, Metadata, Refusal, RequestError, RetrieveError, Status,
-    Trace, TracedChunk, conflict, ms,
+    Trace, TracedChunk, conflict, ms, query,
 };
 use crate::config::AnswerConfig;
 use crate::state::{AppState, Snapshot};
@@ -156,6 +156,24 @@ async fn draft(
         trace.stages_ms.insert("synthesize".into(), ms(t));
         return Ok(d);
     }
+    if !q.reading.telemetry
+        && let query::Outcome::Drafted {
+            draft,
+            about_supply,
+        } = query::answer(state.store.as_ref(), view, &q, &snap.cues, trace).await?
+    {
+        trace.retrieval.mode = "none".into();
+        trace.retrieval.decisions.push(
+            "a composed graph query answers: documents are searched only for contradictions".into(),
+        );
+        return match draft {
+            Draft::Answer(answer, used) if about_supply => {
+                let answer = contradicted(state, cfg, r, &snap, view, &q, answer, trace).await?;
+                Ok(Draft::Answer(answer, used))
+            }
+            d => Ok(d),
+        };
+    }
     if q.grounding.is_empty() {
         trace
             .warnings
@@ -208,6 +226,68 @@ async fn draft(
     };
     trace.chunks = trace_chunks(&found.hits, found.selected, &used);
     Ok(d)
+}
+
+/// A composed answer about supply, checked against the documents: a
+/// passage that states another supplier is cited as overruled (graph truth
+/// wins), as for the fact answers.
+#[allow(clippy::too_many_arguments)]
+async fn contradicted(
+    state: &AppState,
+    cfg: &AnswerConfig,
+    r: &Request,
+    snap: &Snapshot,
+    view: GraphView<'_>,
+    q: &Question,
+    mut answer: Answer,
+    trace: &mut Trace,
+) -> Result<Answer, Fault> {
+    let docs = state.docs();
+    let Some(docs) = docs.as_deref() else {
+        return Ok(answer);
+    };
+    let composed = trace.graph.clone();
+    let step = gather::graph(state.store.as_ref(), view, q, trace).await?;
+    let found = gather::documents(Some(docs), cfg, q, &step.graph_ids, r.top_k, trace).await?;
+    trace.graph = composed;
+    let Some(vector) = found.vector.as_deref() else {
+        return Ok(answer);
+    };
+    if !step.facts.iter().any(|f| !f.negative) {
+        return Ok(answer);
+    }
+    let scan = conflict::Scan {
+        question: q,
+        facts: &step.facts,
+        graph_ids: &step.graph_ids,
+        vector,
+        top_k: r.top_k,
+        hits: &found.hits,
+    };
+    let index = docs.ingestor().index();
+    let decisions = &mut trace.retrieval.decisions;
+    let conflicts = conflict::scan(
+        index.as_ref(),
+        cfg,
+        view,
+        &snap.grounder,
+        &snap.cues,
+        scan,
+        decisions,
+    )
+    .await?;
+    trace.conflicts = conflicts.iter().map(|c| c.note.clone()).collect();
+    let used: Vec<usize> = conflicts.iter().filter_map(|c| c.used).collect();
+    trace.chunks = trace_chunks(&found.hits, found.selected, &used);
+    for c in conflicts {
+        answer.answer.push(' ');
+        answer.answer.push_str(&c.text);
+        answer.limitations.push(' ');
+        answer.limitations.push_str(&c.note);
+        answer.evidence.push(c.evidence);
+        answer.timestamp = super::compose::newest([answer.timestamp.clone(), c.updated_at]);
+    }
+    Ok(answer)
 }
 
 /// Steps 7–9: the contract, checked; a failed check abstains.

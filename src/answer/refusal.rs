@@ -53,6 +53,13 @@ pub enum Reason {
     CheckFailed(String),
     /// The check could not reach the store.
     CheckUnavailable,
+    /// A graph question this building's data cannot answer.
+    Unsupported {
+        /// What the question asks, as understood.
+        understood: String,
+        /// What the data lacks.
+        why: String,
+    },
 }
 
 impl Reason {
@@ -69,7 +76,8 @@ impl Reason {
             | Self::SelectionUnlinked
             | Self::SelectionUntraced
             | Self::CheckFailed(_)
-            | Self::CheckUnavailable => RefusalType::InsufficientGrounding,
+            | Self::CheckUnavailable
+            | Self::Unsupported { .. } => RefusalType::InsufficientGrounding,
         }
     }
 
@@ -115,6 +123,9 @@ impl Reason {
             Self::CheckUnavailable => {
                 "The evidence could not be checked against the store.".to_owned()
             }
+            Self::Unsupported { understood, why } => format!(
+                "Understood the question as asking for {understood}, but {why}, so the graph cannot answer it."
+            ),
         }
     }
 
@@ -143,6 +154,9 @@ impl Reason {
             Self::SelectionUntraced => "Select text from a document DaemonIQ has ingested.",
             Self::CheckFailed(_) => "Report this question; the trace shows what was drafted.",
             Self::CheckUnavailable => "Try again shortly.",
+            Self::Unsupported { .. } => {
+                "Check what the model records with GET /api/topology/node?id=… or a SPARQL query; the relation may be modelled under another name."
+            }
         }
     }
 }

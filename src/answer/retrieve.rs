@@ -257,6 +257,7 @@ mod tests {
                 haystack_kind: Some(kind.into()),
                 brick_class: None,
                 confidence: gconf,
+                span: Default::default(),
             }],
             gconf,
             ..Grounding::default()
@@ -287,6 +288,7 @@ mod tests {
             class: None,
             confidence: 0.9,
             matched: "vav-1".into(),
+            span: Default::default(),
         });
         assert!(decide_filter(&cfg, &named, &[]).is_ok());
     }

@@ -66,6 +66,43 @@ impl Polarity {
     }
 }
 
+/// The shape of a question's expected graph result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultKind {
+    /// A set of nodes (scored by entity-set F1).
+    Set,
+    /// A number.
+    Count,
+    /// Yes or no.
+    Boolean,
+    /// Literal values (units).
+    Value,
+    /// A number per group node.
+    GroupedCount,
+}
+
+/// The expected result of a question over a building model: the SPARQL
+/// whose result is the answer key, and its shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Expected {
+    /// The result's shape.
+    pub kind: ResultKind,
+    /// Runs over Brick, `ontology/` and the question's model only.
+    pub sparql: String,
+}
+
+/// One building model of a model-based golden file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelSpec {
+    /// Its files, relative to `files_root` (or the repository root when
+    /// `root` is `repo`).
+    pub files: Vec<String>,
+    /// `repo` for files of this repository.
+    #[serde(default)]
+    pub root: Option<String>,
+}
+
 /// One golden question (see `golden/README.md` for each field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Question {
@@ -110,6 +147,12 @@ pub struct Question {
     /// Questions asking the same thing in other words share it.
     #[serde(default)]
     pub meaning: Option<String>,
+    /// The building model the question is asked over (model-based files).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The expected graph result.
+    #[serde(default)]
+    pub expected: Option<Expected>,
 }
 
 /// The raw shape of a golden file.
@@ -120,6 +163,8 @@ struct RawGolden {
     files_root: Option<String>,
     #[serde(default)]
     not_applicable: Vec<String>,
+    #[serde(default)]
+    models: BTreeMap<String, ModelSpec>,
     questions: Vec<Question>,
 }
 
@@ -142,11 +187,31 @@ pub struct GoldenFile {
     /// nothing to measure on this set (every other gate with nothing to
     /// measure fails).
     pub not_applicable: Vec<String>,
+    /// Building models, by name: each question of a model-based file is
+    /// asked over its model alone (with Brick and `ontology/`).
+    pub models: BTreeMap<String, ModelSpec>,
     /// The questions, in file order.
     pub questions: Vec<Question>,
 }
 
 impl GoldenFile {
+    /// The files of a model, resolved: (path, the root its source path is
+    /// relative to).
+    pub fn model_files(&self, root: &Path, model: &str) -> Vec<(PathBuf, PathBuf)> {
+        let Some(spec) = self.models.get(model) else {
+            return Vec::new();
+        };
+        let base = if spec.root.as_deref() == Some("repo") {
+            root.to_path_buf()
+        } else {
+            self.files_root_dir(root)
+        };
+        spec.files
+            .iter()
+            .map(|f| (base.join(f), base.clone()))
+            .collect()
+    }
+
     /// `files_root` resolved against the repository root.
     pub fn files_root_dir(&self, root: &Path) -> PathBuf {
         root.join(&self.files_root)
@@ -293,6 +358,23 @@ pub fn load_golden(path: &Path, root: &Path) -> EvalResult<GoldenFile> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    for q in &raw.questions {
+        let bad = match &q.model {
+            Some(m) if !raw.models.contains_key(m) => {
+                Some(format!("names model {m:?}, not in models"))
+            }
+            None if !raw.models.is_empty() => {
+                Some("has no model, in a model-based file".to_owned())
+            }
+            _ => None,
+        };
+        if let Some(message) = bad {
+            return Err(EvalError::Invalid {
+                path: path.to_path_buf(),
+                message: format!("question {} {message}", q.id),
+            });
+        }
+    }
     Ok(GoldenFile {
         name,
         path: path.to_path_buf(),
@@ -301,6 +383,7 @@ pub fn load_golden(path: &Path, root: &Path) -> EvalResult<GoldenFile> {
         has_files_root: raw.files_root.is_some(),
         files_root: raw.files_root.unwrap_or_else(|| ".".to_owned()),
         not_applicable: raw.not_applicable,
+        models: raw.models,
         questions: raw.questions,
     })
 }

@@ -18,6 +18,8 @@ pub const METRICS: &[&str] = &[
     "page_label_accuracy",
     "evidence_precision",
     "refusal_type_accuracy",
+    "entity_f1",
+    "wrong_results",
     "latency_p50_ms",
     "latency_p95_ms",
     "latency_p99_ms",
@@ -142,6 +144,12 @@ pub struct Metrics {
     pub page_label_accuracy: Stat,
     /// Abstentions with the expected refusal type (over abstain questions).
     pub refusal_type_accuracy: Stat,
+    /// Mean entity-set F1 of the graph results (answer questions with an
+    /// expected result; a refusal counts 0).
+    pub entity_f1: Stat,
+    /// Answered questions with an expected result whose graph result has
+    /// nothing right in it: `num` counts them.
+    pub wrong_results: Stat,
     /// `processing_time_ms` percentiles.
     pub latency_ms: Latency,
 }
@@ -185,6 +193,10 @@ impl Metrics {
                     if let Some(ok) = s.contains_ok {
                         m.answer_contains_accuracy.hit(ok);
                     }
+                    if let Some(f) = s.entity_f1 {
+                        m.entity_f1.add(f);
+                        m.wrong_results.hit(s.wrong_result == Some(true));
+                    }
                 }
             }
             if let Some(ok) = s.conflict_ok {
@@ -210,6 +222,9 @@ impl Metrics {
             "page_label_accuracy" => self.page_label_accuracy.value(),
             "evidence_precision" => self.evidence_precision.value(),
             "refusal_type_accuracy" => self.refusal_type_accuracy.value(),
+            "entity_f1" => self.entity_f1.value(),
+            // A count, not a share: "no wrong answer" is a threshold of 0.
+            "wrong_results" => (self.wrong_results.den > 0).then_some(self.wrong_results.num),
             "latency_p50_ms" => self.latency_ms.p50,
             "latency_p95_ms" => self.latency_ms.p95,
             "latency_p99_ms" => self.latency_ms.p99,

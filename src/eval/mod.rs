@@ -210,6 +210,25 @@ impl Plan {
         }
     }
 
+    /// Moves model-based golden files to [`Plan::skipped`]: they need a
+    /// store per building model, which a running server is not.
+    pub fn skip_model_based(&mut self) {
+        let (keep, skip): (Vec<GoldenFile>, Vec<GoldenFile>) = std::mem::take(&mut self.files)
+            .into_iter()
+            .partition(|g| g.models.is_empty());
+        self.files = keep;
+        for g in skip {
+            self.skipped.push(Skipped {
+                name: g.name,
+                path: g.rel_path,
+                questions: g.questions.len(),
+                reason: "its questions are asked over one building model at a time, which needs \
+                         the in-process evaluator (run eval without --url)"
+                    .to_owned(),
+            });
+        }
+    }
+
     /// Every question to evaluate, with its file, in file order.
     pub fn questions(&self) -> impl Iterator<Item = (&GoldenFile, &Question)> {
         self.files
@@ -234,19 +253,16 @@ pub fn request(q: &Question, session_id: &str) -> ChatRequest {
     }
 }
 
-/// Sends every question of the plan, one at a time, ticking `progress`.
-/// Returns the responses by question id.
-pub async fn ask_all(
+/// Sends the questions, one at a time, ticking `progress`. Returns the
+/// responses by question id.
+pub async fn ask_all<'a>(
     target: &Target,
-    plan: &Plan,
+    questions: impl IntoIterator<Item = &'a Question>,
     progress: &indicatif::ProgressBar,
 ) -> EvalResult<BTreeMap<String, Response>> {
     let session = uuid::Uuid::new_v4().to_string();
-    let total = plan.questions().count();
-    progress.set_length(total as u64);
-    progress.set_position(0);
     let mut out = BTreeMap::new();
-    for (_, q) in plan.questions() {
+    for q in questions {
         progress.set_message(q.id.clone());
         let r = target.chat(&request(q, &session)).await?;
         out.insert(q.id.clone(), r);
@@ -255,21 +271,86 @@ pub async fn ask_all(
     Ok(out)
 }
 
-/// Runs the plan against the target and scores it.
+/// How model-based golden files are run in process: each building model
+/// in a store of its own, with Brick and `ontology/` from `sources`.
+#[derive(Debug, Clone)]
+pub struct ModelRuns {
+    /// Brick, `ontology/`, the repository root.
+    pub sources: crate::state::Sources,
+    /// Where the graph goes (embedded, or a remote SPARQL store).
+    pub backends: crate::config::BackendConfig,
+    /// The answer settings.
+    pub answer: crate::config::AnswerConfig,
+}
+
+/// Runs the plan and scores it: the files without models against `target`
+/// (none when only model-based files are planned), the model-based files
+/// model by model with `models` (each model's expected results computed
+/// on its own store).
 pub async fn evaluate(
-    target: &Target,
+    target: Option<&Target>,
     plan: &Plan,
     ingest: Option<IngestSummary>,
+    models: Option<&ModelRuns>,
     progress: &indicatif::ProgressBar,
 ) -> EvalResult<EvalReport> {
     let scorer = Scorer::new()?;
-    let responses = ask_all(target, plan, progress).await?;
-    let known = target
-        .known(&responses.values().collect::<Vec<_>>())
-        .await?;
+    progress.set_length(plan.questions().count() as u64);
+    progress.set_position(0);
+    let mut responses = BTreeMap::new();
+    let mut known = Known::default();
+    let mut mode = target.map(Target::mode);
+    if let Some(target) = target {
+        let plain = plan
+            .questions()
+            .filter(|(f, _)| f.models.is_empty())
+            .map(|(_, q)| q);
+        responses = ask_all(target, plain, progress).await?;
+        known = target
+            .known(&responses.values().collect::<Vec<_>>())
+            .await?;
+    }
+    if let Some(runs) = models {
+        for file in plan.files.iter().filter(|f| !f.models.is_empty()) {
+            for model in file.models.keys() {
+                let questions: Vec<&Question> = file
+                    .questions
+                    .iter()
+                    .filter(|q| q.model.as_deref() == Some(model.as_str()))
+                    .collect();
+                if questions.is_empty() {
+                    continue;
+                }
+                let files = file.model_files(&plan.root, model);
+                let state =
+                    target::model_state(&runs.sources, &files, &runs.backends, runs.answer.clone())
+                        .await?;
+                let model_target = Target::InProcess(std::sync::Arc::clone(&state));
+                mode.get_or_insert_with(|| model_target.mode());
+                let got = ask_all(&model_target, questions.iter().copied(), progress).await?;
+                let k = model_target
+                    .known(&got.values().collect::<Vec<_>>())
+                    .await?;
+                known.graph_ids.extend(k.graph_ids);
+                known.sources.extend(k.sources);
+                for q in &questions {
+                    if let Some(e) = &q.expected {
+                        let out = state
+                            .store
+                            .query(crate::store::SparqlQuery::new(e.sparql.clone()))
+                            .await?;
+                        known
+                            .expected
+                            .insert(q.id.clone(), score::ExpectedResult::read(e.kind, out));
+                    }
+                }
+                responses.extend(got);
+            }
+        }
+    }
     Ok(EvalReport::build(
         plan,
-        &target.mode(),
+        mode.as_deref().unwrap_or("in-process"),
         &responses,
         &known,
         ingest,

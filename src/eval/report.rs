@@ -427,6 +427,7 @@ mod tests {
                 has_files_root: false,
                 // The two questions measure neither conflicts nor pages.
                 not_applicable: vec!["conflict_accuracy".into(), "page_label_accuracy".into()],
+                models: Default::default(),
                 questions,
             }],
             skipped: vec![Skipped {

@@ -6,7 +6,7 @@
 //! in-process pipeline and from a server over HTTP are scored by the same
 //! code.
 
-use super::golden::{Expect, Question};
+use super::golden::{Expect, Question, ResultKind};
 use super::{EvalError, EvalResult};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -31,13 +31,170 @@ pub struct Response {
     pub wall_ms: f64,
 }
 
-/// What the store holds, for citation validity.
+/// What the store holds, for citation validity, and the expected results
+/// of questions over building models.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Known {
     /// Graph id → whether it occurs in some triple (subject or object).
     pub graph_ids: HashMap<String, bool>,
     /// Source path → sha256 (ontology and model files, documents).
     pub sources: HashMap<String, String>,
+    /// Question id → the result of its `expected.sparql` on its model.
+    pub expected: HashMap<String, ExpectedResult>,
+}
+
+/// The result of a question's `expected.sparql`, read by its kind.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ExpectedResult {
+    /// IRIs of the first variable (sets).
+    pub set: BTreeSet<String>,
+    /// The number (counts).
+    pub count: Option<u64>,
+    /// The ASK result (yes/no).
+    pub boolean: Option<bool>,
+    /// Values of the first variable, lower case (values).
+    pub values: BTreeSet<String>,
+    /// (group, number) rows (counts per group).
+    pub groups: BTreeSet<(String, u64)>,
+}
+
+impl ExpectedResult {
+    /// Reads a query result as `kind` says.
+    pub fn read(kind: ResultKind, out: crate::store::QueryOutput) -> Self {
+        use crate::store::{QueryOutput, SolutionExt};
+        let mut r = Self::default();
+        let (vars, rows) = match out {
+            QueryOutput::Boolean(b) => {
+                r.boolean = Some(b);
+                return r;
+            }
+            QueryOutput::Solutions {
+                variables, rows, ..
+            } => (variables, rows),
+            QueryOutput::Graph { .. } => return r,
+        };
+        let first = vars.first().cloned().unwrap_or_default();
+        let second = vars.get(1).cloned().unwrap_or_default();
+        for row in &rows {
+            match kind {
+                ResultKind::Set => {
+                    if let Some(v) = row.str(&first) {
+                        r.set.insert(v.to_owned());
+                    }
+                }
+                ResultKind::Count => r.count = row.str(&first).and_then(|n| n.parse().ok()),
+                ResultKind::Value => {
+                    if let Some(v) = row.str(&first) {
+                        r.values.insert(v.to_lowercase());
+                    }
+                }
+                ResultKind::GroupedCount => {
+                    if let (Some(g), Some(n)) = (
+                        row.str(&first),
+                        row.str(&second).and_then(|n| n.parse().ok()),
+                    ) {
+                        r.groups.insert((g.to_owned(), n));
+                    }
+                }
+                ResultKind::Boolean => {}
+            }
+        }
+        r
+    }
+}
+
+/// Precision/recall F1 of two sets; 1 when both are empty.
+pub fn f1<T: Ord>(expected: &BTreeSet<T>, got: &BTreeSet<T>) -> f64 {
+    if expected.is_empty() && got.is_empty() {
+        return 1.0;
+    }
+    let common = expected.intersection(got).count() as f64;
+    if common == 0.0 {
+        return 0.0;
+    }
+    let (p, r) = (common / got.len() as f64, common / expected.len() as f64);
+    2.0 * p * r / (p + r)
+}
+
+/// How a graph answer (`trace.graph.answer`) compares with the expected
+/// result: entity F1 (1 or 0 for counts and yes/no), and whether it is
+/// wrong outright (nothing right in it).
+pub fn graph_result(kind: ResultKind, expected: &ExpectedResult, got: &Value) -> (f64, String) {
+    let strings = |key: &str| -> BTreeSet<String> {
+        got.get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    match kind {
+        ResultKind::Set => {
+            let items = strings("items");
+            let common = expected.set.intersection(&items).count();
+            (
+                f1(&expected.set, &items),
+                format!(
+                    "expected {} node(s), got {}, {common} in common",
+                    expected.set.len(),
+                    items.len()
+                ),
+            )
+        }
+        ResultKind::Count => {
+            let n = got.get("count").and_then(Value::as_u64);
+            let kind_ok = got.get("kind").and_then(Value::as_str) == Some("count");
+            let ok = kind_ok && n.is_some() && n == expected.count;
+            (
+                if ok { 1.0 } else { 0.0 },
+                format!("expected count {:?}, got {n:?}", expected.count),
+            )
+        }
+        ResultKind::Boolean => {
+            let b = got.get("boolean").and_then(Value::as_bool);
+            let ok = b.is_some() && b == expected.boolean;
+            (
+                if ok { 1.0 } else { 0.0 },
+                format!("expected {:?}, got {b:?}", expected.boolean),
+            )
+        }
+        ResultKind::Value => {
+            let values: BTreeSet<String> =
+                strings("values").iter().map(|v| v.to_lowercase()).collect();
+            (
+                f1(&expected.values, &values),
+                format!("expected {:?}, got {values:?}", expected.values),
+            )
+        }
+        ResultKind::GroupedCount => {
+            let groups: BTreeSet<(String, u64)> = got
+                .get("groups")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|g| {
+                            Some((
+                                g.get("group")?.as_str()?.to_owned(),
+                                g.get("count")?.as_u64()?,
+                            ))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let common = expected.groups.intersection(&groups).count();
+            (
+                f1(&expected.groups, &groups),
+                format!(
+                    "expected {} group(s), got {}, {common} equal",
+                    expected.groups.len(),
+                    groups.len()
+                ),
+            )
+        }
+    }
 }
 
 /// Whether a string can be put between `<` and `>` in a SPARQL query; one
@@ -177,6 +334,12 @@ pub struct QuestionScore {
     pub conflict_ok: Option<bool>,
     /// Page label checks.
     pub pages: Vec<PageCheck>,
+    /// Entity-set F1 of the graph result against the expected result
+    /// (questions with `expected`; 0 when not answered from the graph).
+    pub entity_f1: Option<f64>,
+    /// Answered with a graph result that has nothing right in it (wrong
+    /// direction, wrong relation, wrong count), or answered without one.
+    pub wrong_result: Option<bool>,
     /// Citation checks, one per evidence item.
     pub citations: Vec<CitationCheck>,
     /// `metadata.processing_time_ms`, else the wall time.
@@ -475,6 +638,28 @@ impl Scorer {
             .then_some(answered && missing_phrases.is_empty() && !missing_must_files);
 
         let pages = page_checks(q, &evidence, env);
+        let graph = q.expected.as_ref().filter(|_| is_answer_q).map(|e| {
+            let got = env.pointer("/trace/graph/answer").filter(|v| !v.is_null());
+            match (known.expected.get(&q.id), got) {
+                _ if !answered => (0.0, None, "not answered".to_owned()),
+                (None, _) => (
+                    0.0,
+                    Some(false),
+                    "the expected result was not computed".to_owned(),
+                ),
+                (Some(_), None) => (
+                    0.0,
+                    Some(true),
+                    "answered without a graph result".to_owned(),
+                ),
+                (Some(exp), Some(got)) => {
+                    let (f, how) = graph_result(e.kind, exp, got);
+                    (f, Some(f == 0.0), how)
+                }
+            }
+        });
+        let entity_f1 = graph.as_ref().map(|g| g.0);
+        let wrong_result = graph.as_ref().and_then(|g| g.1);
         let refusal_type_ok = (q.expect == Expect::Abstain)
             .then(|| refusal_type.is_some() && refusal_type == q.refusal_type);
         let latency_ms = env
@@ -506,6 +691,16 @@ impl Scorer {
                         "refusal type {} (expected {})",
                         refusal_type.as_deref().unwrap_or("none"),
                         q.refusal_type.as_deref().unwrap_or("?")
+                    ));
+                }
+            }
+            Expect::Answer if graph.as_ref().is_some_and(|g| g.0 < 1.0 - 1e-9) && answered => {
+                let (f, _, how) = graph.as_ref().expect("checked");
+                failures.push(format!("graph result: F1 {f:.2} ({how})"));
+                if !missing_files.is_empty() {
+                    failures.push(format!(
+                        "evidence does not cite: {}",
+                        missing_files.join(", ")
                     ));
                 }
             }
@@ -596,6 +791,8 @@ impl Scorer {
             contains_ok,
             conflict_ok,
             pages,
+            entity_f1,
+            wrong_result,
             citations,
             latency_ms,
             pass: failures.is_empty(),

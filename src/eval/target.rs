@@ -97,7 +97,10 @@ pub fn documents(
             out.push((f, rel));
         }
     }
-    for g in files.iter().filter(|g| g.has_files_root) {
+    for g in files
+        .iter()
+        .filter(|g| g.has_files_root && g.models.is_empty())
+    {
         let base = g.files_root_dir(root);
         let docs = base.join("docs");
         if !docs.is_dir() {
@@ -183,6 +186,51 @@ pub async fn in_process(
             elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
         },
     ))
+}
+
+/// The in-process state for one building model of a model-based golden
+/// file: Brick and `ontology/` (from `sources`), then the model's files
+/// alone, no documents. `files` are (path, the root its source path is
+/// relative to). With a remote store (shared between models) the graphs
+/// of any other model are dropped first.
+pub async fn model_state(
+    sources: &Sources,
+    files: &[(PathBuf, PathBuf)],
+    backends: &BackendConfig,
+    answer: AnswerConfig,
+) -> EvalResult<Arc<AppState>> {
+    use crate::import::{self, SourceFile};
+    use crate::state::LoadError;
+    use crate::store::GraphKind;
+    let store = backends::open_store(backends, &Embedded::Memory).await?;
+    let bare = Sources {
+        graph_dirs: Vec::new(),
+        ..sources.clone()
+    };
+    let (_, ontology) = bare.sync(store.as_ref()).await?;
+    let model: Vec<SourceFile> = files
+        .iter()
+        .map(|(path, base)| SourceFile::new(path.clone(), base, GraphKind::Model))
+        .collect();
+    let wanted: Vec<String> = model.iter().map(SourceFile::graph_iri).collect();
+    for record in store.sources().await? {
+        if record.kind == GraphKind::Model && !wanted.contains(&record.graph) {
+            store.remove_graph(&record.graph).await?;
+        }
+    }
+    for f in &model {
+        import::import_file(store.as_ref(), Some(&ontology), f)
+            .await
+            .map_err(LoadError::from)?;
+    }
+    let snapshot = Snapshot::build(store.as_ref(), ontology).await?;
+    Ok(AppState::open(AppParts {
+        store,
+        snapshot,
+        http: HttpConfig::default(),
+        docs: None,
+        answer,
+    })?)
 }
 
 fn error_envelope(error: Value) -> Value {
@@ -427,6 +475,7 @@ mod tests {
             files_root: files_root.unwrap_or(".").into(),
             has_files_root: files_root.is_some(),
             not_applicable: Vec::new(),
+            models: Default::default(),
             questions: Vec::new(),
         };
         let golden_dir = root.join("golden");

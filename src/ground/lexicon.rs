@@ -608,15 +608,35 @@ impl Lexicon {
                 }
             }
         }
-        // rdfs:label first, so that it names the entity; altLabels add surfaces.
-        let mut ordered: Vec<&crate::store::Solution> = labels.iter().collect();
-        ordered.sort_by_key(|r| r.str("p") != Some(vocab::RDFS_LABEL));
+        // rdfs:label first, so that it names the entity; altLabels add
+        // surfaces. A typed node with neither is named by its IRI's local
+        // name (most published Brick models name nodes only so: `…#vav_R306`).
+        let mut ordered: Vec<(&str, &str)> = Vec::new();
+        for pass in [true, false] {
+            for row in &labels {
+                if (row.str("p") == Some(vocab::RDFS_LABEL)) == pass
+                    && let (Some(n), Some(label)) = (row.str("n"), row.str("label"))
+                {
+                    ordered.push((n, label));
+                }
+            }
+        }
+        let labelled: HashSet<&str> = ordered.iter().map(|(n, _)| *n).collect();
+        let mut unlabelled: Vec<&str> = node_types
+            .keys()
+            .copied()
+            .filter(|n| !labelled.contains(n))
+            .collect();
+        unlabelled.sort_unstable();
+        for n in unlabelled {
+            let local = vocab::local_name(n);
+            if !local.is_empty() && local != n {
+                ordered.push((n, local));
+            }
+        }
         let mut by_iri: HashMap<String, usize> = HashMap::new();
         let mut surfaces: Vec<(String, usize)> = Vec::new();
-        for row in ordered {
-            let (Some(n), Some(label)) = (row.str("n"), row.str("label")) else {
-                continue;
-            };
+        for (n, label) in ordered {
             let i = match by_iri.get(n) {
                 Some(&i) => i,
                 None => {
@@ -640,6 +660,33 @@ impl Lexicon {
                 }
             };
             surfaces.push((label.to_owned(), i));
+        }
+        // The tail of a long name, when no other name ends so, names the
+        // node too: "VAV_1" for "Charlie Floor-4 VAV_1".
+        let mut tails: HashMap<String, (String, usize, usize)> = HashMap::new();
+        for (surface, i) in &surfaces {
+            let tokens = text::tokenize(surface);
+            for k in 1..tokens.len().saturating_sub(1) {
+                let tail = &tokens[k..];
+                if !tokens[k].gap.is_word_boundary()
+                    || !tail.iter().any(|t| t.numeric)
+                    || !tail.iter().any(|t| !t.numeric)
+                {
+                    continue;
+                }
+                let text = surface[tokens[k].start..].to_owned();
+                let e = tails.entry(key(&text)).or_insert((text, *i, 0));
+                if e.1 != *i || e.2 == 0 {
+                    e.2 += 1;
+                }
+                e.1 = *i;
+            }
+        }
+        let whole: HashSet<String> = surfaces.iter().map(|(s, _)| key(s)).collect();
+        for (k, (text, i, n)) in tails {
+            if n == 1 && !whole.contains(&k) {
+                surfaces.push((text, i));
+            }
         }
         for (surface, i) in surfaces {
             self.add(&surface, Sense::Instance(i));

@@ -4,7 +4,7 @@
 use super::infer::entity_tag;
 use super::lexicon::{Category, Lexicon, Role, Sense, Via, class_name};
 use super::text::{self, Gap, Token, tokenize};
-use super::{Entity, EntityKind, EquipmentType, Grounding, PointType};
+use super::{Entity, EntityKind, EquipmentType, Grounding, PointType, Span};
 
 const INSTANCE_EXACT: f64 = 0.95;
 const INSTANCE_LOOSE: f64 = 0.90;
@@ -32,6 +32,7 @@ struct Hit {
 /// One concept word of a phrase.
 #[derive(Debug, Clone)]
 struct Item {
+    span: Span,
     markers: Vec<usize>,
     class: Option<String>,
     role: Role,
@@ -41,6 +42,8 @@ struct Item {
 
 struct Builder<'a> {
     lex: &'a Lexicon,
+    /// Where the concept being recorded was named.
+    span: Span,
     g: Grounding,
     raw: Vec<String>,
 }
@@ -171,6 +174,7 @@ pub(super) fn ground(lex: &Lexicon, text: &str) -> Grounding {
     }
     let mut b = Builder {
         lex,
+        span: Span::default(),
         g: Grounding {
             unresolved,
             ..Grounding::default()
@@ -180,12 +184,18 @@ pub(super) fn ground(lex: &Lexicon, text: &str) -> Grounding {
     let mut phrase: Vec<Item> = Vec::new();
     let mut last_end: Option<usize> = None;
     for h in &hits {
-        let matched = &text[tokens[h.start].start..tokens[h.end - 1].end];
+        let span = Span {
+            start: tokens[h.start].start,
+            end: tokens[h.end - 1].end,
+        };
+        let matched = &text[span.start..span.end];
         let adjacent = last_end == Some(h.start) && tokens[h.start].gap != Gap::Other;
         if !adjacent {
             b.phrase(std::mem::take(&mut phrase));
         }
         last_end = Some(h.end);
+        // After the flush above, which records the previous phrase's span.
+        b.span = span;
         match b.item(h, matched) {
             Some(item) => phrase.push(item),
             None => {
@@ -236,6 +246,7 @@ impl Builder<'_> {
                 .map(|k| self.lex.markers[self.lex.markers[k].canonical].name.clone()),
             brick_class: class.map(class_name),
             confidence: round(confidence),
+            span: self.span,
         };
         if t.haystack_kind.is_none() && t.brick_class.is_none() {
             return;
@@ -264,6 +275,7 @@ impl Builder<'_> {
             haystack_tags: tags,
             brick_class: class.map(class_name),
             confidence: round(confidence),
+            span: self.span,
         };
         match self
             .g
@@ -292,6 +304,7 @@ impl Builder<'_> {
                     class: inst.class.as_deref().map(class_name),
                     confidence,
                     matched: matched.to_owned(),
+                    span: self.span,
                 });
                 match inst.role {
                     Role::Equipment => self.equipment(inst.kind, inst.class.as_deref(), confidence),
@@ -310,6 +323,7 @@ impl Builder<'_> {
                     class: prod.class.as_deref().map(class_name),
                     confidence,
                     matched: matched.to_owned(),
+                    span: self.span,
                 });
                 let typed = confidence.min(prod.confidence);
                 match prod.role {
@@ -327,6 +341,7 @@ impl Builder<'_> {
                     role: alias.role,
                     kind: alias.kind,
                     confidence: ALIAS - plural,
+                    span: self.span,
                 })
             }
             Sense::Marker(m, via) => {
@@ -351,6 +366,7 @@ impl Builder<'_> {
                     },
                     kind: is_kind.then_some(m),
                     confidence: base - plural,
+                    span: self.span,
                 })
             }
             Sense::Class(c) => {
@@ -364,6 +380,7 @@ impl Builder<'_> {
                     class: Some(class_name(&class.iri)),
                     confidence,
                     matched: matched.to_owned(),
+                    span: self.span,
                 });
                 match class.role {
                     Role::Other => None,
@@ -373,6 +390,7 @@ impl Builder<'_> {
                         role,
                         kind: class.kind,
                         confidence,
+                        span: self.span,
                     }),
                 }
             }
@@ -465,6 +483,10 @@ impl Builder<'_> {
                 self.raw.push(self.lex.markers[m].name.to_lowercase());
             }
         }
+        self.span = Span {
+            start: modifiers.first().map_or(item.span.start, |m| m.span.start),
+            end: item.span.end,
+        };
         self.equipment(item.kind, class.as_deref(), item.confidence);
     }
 
@@ -472,6 +494,10 @@ impl Builder<'_> {
         if items.is_empty() {
             return;
         }
+        self.span = Span {
+            start: items[0].span.start,
+            end: items[items.len() - 1].span.end,
+        };
         let confidence = items.iter().map(|i| i.confidence).fold(1.0, f64::min);
         if let [only] = items.as_slice()
             && only.role == Role::Point

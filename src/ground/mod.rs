@@ -63,6 +63,31 @@ use std::time::Instant;
 /// The version tag of the grounding shape.
 pub const SCHEMA: &str = "grounding.v1";
 
+/// Where in the text a concept was named: byte offsets `[start, end)`.
+/// A span says where, not what: it is not serialised (the `grounding.v1`
+/// shape has no spans) and two spans always compare equal, so groundings
+/// that differ only in where they were read are the same grounding.
+#[derive(Debug, Clone, Copy, Default, Eq)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl PartialEq for Span {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Span {
+    /// Whether `other` lies inside this span.
+    pub fn covers(&self, other: Span) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+}
+
 /// An equipment type named in the text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EquipmentType {
@@ -74,6 +99,9 @@ pub struct EquipmentType {
     pub brick_class: Option<String>,
     /// 0.0–1.0.
     pub confidence: f64,
+    /// Where the text first names it.
+    #[serde(skip)]
+    pub span: Span,
 }
 
 /// A point type named in the text.
@@ -86,6 +114,9 @@ pub struct PointType {
     pub brick_class: Option<String>,
     /// 0.0–1.0.
     pub confidence: f64,
+    /// Where the text first names it.
+    #[serde(skip)]
+    pub span: Span,
 }
 
 /// What an entity is.
@@ -116,6 +147,9 @@ pub struct Entity {
     pub confidence: f64,
     /// The text as written.
     pub matched: String,
+    /// Where the text first names it.
+    #[serde(skip)]
+    pub span: Span,
 }
 
 /// The grounding of one text: `grounding.v1` plus entities, unresolved
@@ -292,17 +326,20 @@ mod tests {
                     haystack_kind: Some("coolingTower".into()),
                     brick_class: Some("Cooling_Tower".into()),
                     confidence: 0.9,
+                    span: Default::default(),
                 },
                 EquipmentType {
                     haystack_kind: Some("coolingTower".into()),
                     brick_class: Some("Open_Cooling_Tower".into()),
                     confidence: 0.8,
+                    span: Default::default(),
                 },
             ],
             point_types: vec![PointType {
                 haystack_tags: vec!["discharge".into(), "air".into(), "temp".into()],
                 brick_class: None,
                 confidence: 0.6,
+                span: Default::default(),
             }],
             raw_tags: vec!["air".into(), "coolingtower".into()],
             entities: vec![
@@ -313,6 +350,7 @@ mod tests {
                     class: Some("Cooling_Tower".into()),
                     confidence: 0.85,
                     matched: "cooling tower".into(),
+                    span: Default::default(),
                 },
                 Entity {
                     iri: format!("{}YCT-6000", vocab::YK),
@@ -321,6 +359,7 @@ mod tests {
                     class: None,
                     confidence: 0.95,
                     matched: "YCT-6000".into(),
+                    span: Default::default(),
                 },
                 Entity {
                     iri: "https://example.com/b#CT-1".into(),
@@ -329,6 +368,7 @@ mod tests {
                     class: None,
                     confidence: 0.95,
                     matched: "ct-1".into(),
+                    span: Default::default(),
                 },
             ],
             unresolved: Vec::new(),

@@ -89,7 +89,7 @@ pub struct GraphContext<'a> {
 
 /// The local name of an IRI.
 pub(crate) fn local(iri: &str) -> &str {
-    iri.rsplit(['#', '/']).next().unwrap_or(iri)
+    vocab::local_name(iri)
 }
 
 fn humanize(name: &str) -> String {

@@ -60,6 +60,7 @@ fn named(local: &str, label: &str) -> Entity {
         class: None,
         confidence: 0.95,
         matched: label.into(),
+        span: Default::default(),
     }
 }
 
@@ -76,6 +77,7 @@ fn equipment(class: &str) -> EquipmentType {
         haystack_kind: None,
         brick_class: Some(class.into()),
         confidence: 0.85,
+        span: Default::default(),
     }
 }
 
@@ -250,6 +252,7 @@ async fn a_yes_no_point_question_is_answered_yes_or_no_first() {
             haystack_tags: Vec::new(),
             brick_class: Some(class.into()),
             confidence: 0.9,
+            span: Default::default(),
         }],
         ..Grounding::default()
     };

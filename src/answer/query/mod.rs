@@ -1,0 +1,540 @@
+//! The graph query engine: a question becomes a query over this building's
+//! graph ([`read`]), the query runs against the store as SPARQL
+//! ([`plan::Plan::sparql`], the text in the trace is what ran), and the
+//! answer is the result — a list with its count, a number, a yes/no, counts
+//! per group, or units — with every result node in the evidence and the
+//! file it came from.
+//!
+//! The engine needs neither documents nor vectors: a graph question is
+//! answered when the index is empty or down. It answers only what it
+//! composes; a question it does not read as a graph query goes on to the
+//! rest of the pipeline, and one it reads but the data cannot support is
+//! an abstention that says what was understood.
+
+pub mod plan;
+pub mod read;
+#[cfg(test)]
+mod tests;
+
+use super::compose::{Draft, newest};
+use super::refusal::Reason;
+use super::view::GraphView;
+use super::{Answer, EvidenceItem, Fault, GraphAnswer, GroupCount, Trace, ms};
+use crate::store::{GraphKind, GraphStore, QueryOutput, SolutionExt, SparqlQuery, select};
+use plan::{Plan, Shape};
+use read::{Reading, name_of};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+/// Most names an answer sentence lists; the evidence and the trace have all.
+const MAX_NAMED: usize = 25;
+
+/// The engine's outcome for one question.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Answered (or abstained) from the graph; `about_supply` when the
+    /// query follows supply from a named node (documents may contradict
+    /// that: the pipeline checks them).
+    Drafted {
+        /// The answer or abstention.
+        draft: Draft,
+        /// Supply from or to a named node.
+        about_supply: bool,
+    },
+    /// Not a question the engine composes.
+    Pass,
+}
+
+/// Reads, runs and answers a question; records the plan, the SPARQL and
+/// the result in the trace.
+pub async fn answer(
+    store: &dyn GraphStore,
+    view: GraphView<'_>,
+    q: &super::question::Question,
+    cues: &crate::text::Cues,
+    trace: &mut Trace,
+) -> Result<Outcome, Fault> {
+    let t = Instant::now();
+    let reading = read::read(q, cues, view);
+    let plan = match reading {
+        Reading::NotGraph => {
+            tracing::debug!("not a composed graph question");
+            return Ok(Outcome::Pass);
+        }
+        Reading::Unsupported { understood, why } => {
+            tracing::info!(understood = %understood, why = %why, "composed question unsupported by the data");
+            trace.graph.intents = vec!["compose".into()];
+            trace.graph.understood = Some(understood.clone());
+            trace.stages_ms.insert("graph".into(), ms(t));
+            return Ok(Outcome::Drafted {
+                draft: Draft::Abstain(Reason::Unsupported { understood, why }),
+                about_supply: false,
+            });
+        }
+        Reading::Plan(plan) => plan,
+    };
+    let sparql = plan.sparql();
+    trace.graph.intents = vec!["compose".into()];
+    trace.graph.understood = Some(plan.understood.clone());
+    trace.graph.queries.push(sparql.clone());
+    tracing::debug!(sparql = %sparql, "composed query");
+    let out = store.query(SparqlQuery::new(sparql)).await?;
+    let mut result = GraphResult::read(&plan, out);
+    if plan.shape == Shape::Unit && result.units.is_empty() {
+        // No unit recorded: the documents may say it.
+        tracing::info!("composed unit query found no unit; left to the documents");
+        trace.graph.answer = None;
+        return Ok(Outcome::Pass);
+    }
+    if let Some(q2) = instead(&plan, &result) {
+        trace.graph.queries.push(q2.clone());
+        let rows = store.query(SparqlQuery::new(q2)).await?.into_rows();
+        result.instead = rows
+            .iter()
+            .filter_map(|r| r.str("x").map(str::to_owned))
+            .collect();
+    }
+    tracing::info!(
+        shape = ?plan.shape,
+        items = result.items.len(),
+        "composed query ran"
+    );
+    let ga = result.trace_answer(&plan);
+    let draft = draft(store, view, &plan, &result, q).await?;
+    trace.graph.graph_ids = result.items.clone();
+    trace.graph.answer = Some(ga);
+    trace.stages_ms.insert("graph".into(), ms(t));
+    let about_supply = plan.body.links.iter().any(|l| {
+        l.rel == plan::Rel::Feeds
+            && (matches!(l.from, plan::Slot::Node(_)) || matches!(l.to, plan::Slot::Node(_)))
+    });
+    Ok(Outcome::Drafted {
+        draft,
+        about_supply,
+    })
+}
+
+/// The rows of a composed query, read by its shape.
+#[derive(Debug, Default)]
+struct GraphResult {
+    /// Result nodes, in query order (for groups: the groups).
+    items: Vec<String>,
+    /// Yes/no.
+    boolean: Option<bool>,
+    /// Group → count.
+    groups: Vec<(String, u64)>,
+    /// (point, unit).
+    units: Vec<(String, String)>,
+    /// For "does A feed B?" answered no: what does (directly) stand in that
+    /// relation to B.
+    instead: Vec<String>,
+}
+
+/// The follow-up of a "no" between two named nodes: what relates to the
+/// second one instead ("No: … VAV-3-02 is fed by AHU-2").
+fn instead(plan: &Plan, r: &GraphResult) -> Option<String> {
+    if plan.shape != Shape::Yes || r.boolean != Some(false) {
+        return None;
+    }
+    let [l] = plan.body.links.as_slice() else {
+        return None;
+    };
+    let (plan::Slot::Node(_), plan::Slot::Node(to)) = (&l.from, &l.to) else {
+        return None;
+    };
+    let follow = Plan {
+        shape: Shape::List,
+        target: "x".into(),
+        body: plan::Block {
+            links: vec![plan::Link {
+                rel: l.rel,
+                from: plan::Slot::var("x"),
+                to: plan::Slot::Node(to.clone()),
+                reach: plan::Reach::Direct,
+            }],
+            ..plan::Block::default()
+        },
+        absent: Vec::new(),
+        having: None,
+        not_family_of: Vec::new(),
+        understood: String::new(),
+    };
+    Some(follow.sparql())
+}
+
+impl GraphResult {
+    fn read(plan: &Plan, out: QueryOutput) -> Self {
+        let mut r = Self::default();
+        let rows = match out {
+            QueryOutput::Boolean(b) => {
+                r.boolean = Some(b);
+                return r;
+            }
+            other => other.into_rows(),
+        };
+        let push = |items: &mut Vec<String>, v: Option<&str>| {
+            if let Some(v) = v
+                && !items.iter().any(|i| i == v)
+            {
+                items.push(v.to_owned());
+            }
+        };
+        match &plan.shape {
+            Shape::PerGroup(g) => {
+                for row in &rows {
+                    if let Some(group) = row.str(g) {
+                        let n = row.str("n").and_then(|n| n.parse().ok()).unwrap_or(0);
+                        r.groups.push((group.to_owned(), n));
+                        push(&mut r.items, Some(group));
+                    }
+                }
+            }
+            Shape::Unit => {
+                for row in &rows {
+                    if let (Some(p), Some(u)) = (row.str(&plan.target), row.str("unit")) {
+                        r.units.push((p.to_owned(), u.to_owned()));
+                        push(&mut r.items, Some(p));
+                    }
+                }
+            }
+            Shape::Yes => {
+                r.boolean = Some(!rows.is_empty());
+                for row in &rows {
+                    for v in plan.vars() {
+                        push(&mut r.items, row.str(&v));
+                    }
+                }
+            }
+            Shape::List | Shape::Count => {
+                for row in &rows {
+                    push(&mut r.items, row.str(&plan.target));
+                }
+            }
+        }
+        r
+    }
+
+    fn trace_answer(&self, plan: &Plan) -> GraphAnswer {
+        let kind = match plan.shape {
+            Shape::List => "set",
+            Shape::Count => "count",
+            Shape::Yes => "boolean",
+            Shape::PerGroup(_) => "grouped_count",
+            Shape::Unit => "value",
+        };
+        GraphAnswer {
+            kind: kind.to_owned(),
+            items: self.items.clone(),
+            count: match plan.shape {
+                Shape::Count | Shape::List => Some(self.items.len() as u64),
+                _ => None,
+            },
+            boolean: self.boolean,
+            values: self.units.iter().map(|(_, u)| unit_name(u)).collect(),
+            groups: self
+                .groups
+                .iter()
+                .map(|(g, n)| GroupCount {
+                    group: g.clone(),
+                    count: *n,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A unit as people write it: a QUDT unit IRI by its local name, a symbol as is.
+fn unit_name(unit: &str) -> String {
+    if unit.contains("://") {
+        crate::vocab::local_name(unit).to_owned()
+    } else {
+        unit.to_owned()
+    }
+}
+
+fn names(view: GraphView<'_>, iris: &[String]) -> String {
+    let mut s: Vec<String> = iris
+        .iter()
+        .take(MAX_NAMED)
+        .map(|i| name_of(view, i))
+        .collect();
+    if iris.len() > MAX_NAMED {
+        s.push(format!("and {} more", iris.len() - MAX_NAMED));
+    }
+    s.join(", ")
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or_else(String::new, |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
+    })
+}
+
+/// The named nodes of a plan (its anchors).
+fn anchors(plan: &Plan) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let slots = plan
+        .body
+        .links
+        .iter()
+        .chain(plan.body.any_of.iter().flatten())
+        .flat_map(|l| [&l.from, &l.to]);
+    for s in slots {
+        if let plan::Slot::Node(iri) = s
+            && !out.contains(iri)
+        {
+            out.push(iri.clone());
+        }
+    }
+    for (_, iri) in &plan.body.values {
+        if !out.contains(iri) {
+            out.push(iri.clone());
+        }
+    }
+    out
+}
+
+/// For a chain of supply from a named node: each result's path back to
+/// it (the nodes between), from the topology's walk — the same walk as
+/// `/api/topology/*`.
+fn paths(view: GraphView<'_>, plan: &Plan, items: &[String]) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    for l in &plan.body.links {
+        if l.rel != plan::Rel::Feeds || l.reach != plan::Reach::Transitive {
+            continue;
+        }
+        let (anchor, way) = match (&l.from, &l.to) {
+            (plan::Slot::Node(a), plan::Slot::Var(_)) => (a, crate::topology::Way::Downstream),
+            (plan::Slot::Var(_), plan::Slot::Node(a)) => (a, crate::topology::Way::Upstream),
+            _ => continue,
+        };
+        let walk = view.topo.walk(anchor, way, 32);
+        for i in items {
+            let mut via = walk.path_back(i);
+            via.retain(|n| n != anchor);
+            if !via.is_empty() {
+                out.insert(i.clone(), via);
+            }
+        }
+    }
+    out
+}
+
+/// The answer from the result: text, evidence by source file, limitations.
+async fn draft(
+    store: &dyn GraphStore,
+    view: GraphView<'_>,
+    plan: &Plan,
+    r: &GraphResult,
+    q: &super::question::Question,
+) -> Result<Draft, Fault> {
+    let understood = &plan.understood;
+    let n = r.items.len();
+    let via = paths(view, plan, &r.items);
+    let named = |iris: &[String]| {
+        let mut s: Vec<String> = iris
+            .iter()
+            .take(MAX_NAMED)
+            .map(|i| match via.get(i) {
+                Some(p) => format!(
+                    "{} (via {})",
+                    name_of(view, i),
+                    p.iter()
+                        .map(|n| name_of(view, n))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => name_of(view, i),
+            })
+            .collect();
+        if iris.len() > MAX_NAMED {
+            s.push(format!("and {} more", iris.len() - MAX_NAMED));
+        }
+        s.join(", ")
+    };
+    let text = match &plan.shape {
+        Shape::List if n == 0 => {
+            format!("None: the building graph has nothing that matches ({understood}).")
+        }
+        Shape::List => format!("{}: {n} — {}.", capitalised(understood), named(&r.items)),
+        Shape::Count => {
+            if n == 0 {
+                format!("0 — {understood}.")
+            } else {
+                format!("{n} — {understood}: {}.", names(view, &r.items))
+            }
+        }
+        Shape::Yes => {
+            let claim = understood.strip_prefix("whether ").unwrap_or(understood);
+            if r.boolean == Some(true) {
+                if r.items.is_empty() {
+                    format!("Yes: {claim}.")
+                } else {
+                    format!("Yes: {claim} ({}).", names(view, &r.items))
+                }
+            } else if r.instead.is_empty() {
+                format!("No: the building graph does not show that {claim}.")
+            } else {
+                let to = anchors(plan).last().cloned().unwrap_or_default();
+                let rel = plan.body.links.first().map_or("feeds", |l| l.rel.as_str());
+                format!(
+                    "No: the building graph does not show that {claim}. {} {}: {}.",
+                    match rel {
+                        "feeds" => "What feeds",
+                        _ => "What relates to",
+                    },
+                    name_of(view, &to),
+                    names(view, &r.instead)
+                )
+            }
+        }
+        Shape::PerGroup(_) => {
+            if r.groups.is_empty() {
+                format!("None: the building graph has nothing that matches ({understood}).")
+            } else {
+                let per: Vec<String> = r
+                    .groups
+                    .iter()
+                    .map(|(g, c)| format!("{} {c}", name_of(view, g)))
+                    .collect();
+                format!("{}: {}.", capitalised(understood), per.join(", "))
+            }
+        }
+        Shape::Unit => {
+            if r.units.is_empty() {
+                return Ok(Draft::Abstain(Reason::Unsupported {
+                    understood: understood.clone(),
+                    why: "the graph records no unit for it".into(),
+                }));
+            }
+            let per: Vec<String> = r
+                .units
+                .iter()
+                .take(MAX_NAMED)
+                .map(|(p, u)| format!("{} ({})", unit_name(u), name_of(view, p)))
+                .collect();
+            format!("{}: {}.", capitalised(understood), per.join(", "))
+        }
+    };
+    // Provenance: the graphs the anchors and the results are stated in.
+    let anchors = anchors(plan);
+    let mut cited: Vec<String> = anchors.clone();
+    for i in r
+        .items
+        .iter()
+        .chain(via.values().flatten())
+        .chain(&r.instead)
+    {
+        if !cited.contains(i) {
+            cited.push(i.clone());
+        }
+    }
+    if cited.is_empty() {
+        // "None" about a class: cite the classes asked about.
+        cited.extend(plan.body.types.iter().map(|(_, c)| c.clone()));
+    }
+    let graphs = graphs_of(store, &cited).await?;
+    let sources = store.sources().await?;
+    let mut by_file: BTreeMap<(u8, String), (Vec<String>, &crate::store::SourceRecord)> =
+        BTreeMap::new();
+    for iri in &cited {
+        let Some(gs) = graphs.get(iri) else { continue };
+        // A model file first; the ontology only for what no model states.
+        let record = gs
+            .iter()
+            .filter_map(|g| sources.iter().find(|s| &s.graph == g))
+            .min_by_key(|s| (s.kind != GraphKind::Model, s.path.clone()));
+        if let Some(s) = record {
+            let key = (u8::from(s.kind != GraphKind::Model), s.path.clone());
+            let entry = by_file.entry(key).or_insert_with(|| (Vec::new(), s));
+            entry.0.push(iri.clone());
+        }
+    }
+    if by_file.is_empty() {
+        return Ok(Draft::Abstain(Reason::Unsupported {
+            understood: understood.clone(),
+            why: "no source file states the nodes of the answer".into(),
+        }));
+    }
+    let mut evidence = Vec::new();
+    let mut times = Vec::new();
+    let mut files = Vec::new();
+    for ((_, path), (ids, record)) in &by_file {
+        let mut graph_ids: Vec<String> = anchors
+            .iter()
+            .filter(|a| ids.contains(a))
+            .cloned()
+            .collect();
+        graph_ids.extend(ids.iter().filter(|i| !anchors.contains(i)).cloned());
+        evidence.push(EvidenceItem {
+            graph_ids,
+            file_paths: vec![path.clone()],
+            excerpt: Some(format!(
+                "{} ({} node{} from this file)",
+                capitalised(understood),
+                ids.len(),
+                if ids.len() == 1 { "" } else { "s" }
+            )),
+            source_sha: Some(record.sha256.clone()),
+        });
+        times.push(record.updated_at.to_rfc3339());
+        files.push(path.clone());
+    }
+    let limitations = format!(
+        "Answered from the building graph by a composed query: {understood}. \
+         {} result{} from {}. The query reads only what the models state; \
+         equipment or relations they leave out are not counted.",
+        n,
+        if n == 1 { "" } else { "s" },
+        files.join(", ")
+    );
+    let next = q
+        .labels
+        .first()
+        .map_or_else(|| "the node".to_owned(), Clone::clone);
+    Ok(Draft::Answer(
+        Answer {
+            answer: text,
+            evidence,
+            timestamp: newest(times),
+            limitations,
+            next_step: format!(
+                "Run the SPARQL in the trace against /sparql to see every row, or open the topology view of {next} (GET /api/topology/subgraph?id=…)."
+            ),
+        },
+        Vec::new(),
+    ))
+}
+
+/// The named graphs (source files) that state each node.
+async fn graphs_of(
+    store: &dyn GraphStore,
+    iris: &[String],
+) -> Result<BTreeMap<String, BTreeSet<String>>, Fault> {
+    let mut out: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for chunk in iris.chunks(200) {
+        let values: Vec<String> = chunk
+            .iter()
+            .filter(|i| crate::eval::score::is_plain_iri(i))
+            .map(|i| format!("<{i}>"))
+            .collect();
+        if values.is_empty() {
+            continue;
+        }
+        let rows = select(
+            store,
+            format!(
+                "SELECT DISTINCT ?n ?g WHERE {{ VALUES ?n {{ {} }} GRAPH ?g {{ ?n ?p ?o }} }}",
+                values.join(" ")
+            ),
+        )
+        .await?;
+        for row in rows {
+            if let (Some(n), Some(g)) = (row.str("n"), row.str("g")) {
+                out.entry(n.to_owned()).or_default().insert(g.to_owned());
+            }
+        }
+    }
+    Ok(out)
+}

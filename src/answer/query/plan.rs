@@ -1,0 +1,321 @@
+//! A composed question as a small query plan, and the SPARQL it becomes.
+//!
+//! A plan is a conjunction of typed slots and links over four Brick
+//! relations (each read in both of the directions Brick states it, e.g.
+//! `brick:feeds` or `^brick:isFedBy`), with blocks that must not hold
+//! (absence), a count condition, and the shape of the answer. Rendering is
+//! mechanical: the SPARQL in the trace is the query that ran.
+
+use crate::vocab;
+use std::fmt::Write as _;
+
+/// A relation the engine composes with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rel {
+    /// `brick:feeds` / `brick:isFedBy`: `from` feeds `to`.
+    Feeds,
+    /// `brick:hasPart` / `brick:isPartOf`: `from` has part `to`.
+    Part,
+    /// `brick:hasPoint` / `brick:isPointOf`: `from` has point `to`.
+    Point,
+    /// `brick:hasLocation` / `brick:isLocationOf`: `from` is located in `to`.
+    Location,
+}
+
+const FEEDS: &str = "(brick:feeds|^brick:isFedBy)";
+const PART: &str = "(brick:hasPart|^brick:isPartOf)";
+const POINT: &str = "(brick:hasPoint|^brick:isPointOf)";
+const LOCATION: &str = "(brick:hasLocation|^brick:isLocationOf)";
+/// A class and everything under it, equivalent to it, an alias of it or
+/// replaced by it (Brick 1.4 names `brick:Air_Handling_Unit` an alias of
+/// `brick:AHU`, and replaces `brick:Room` by `rec:Room`).
+const CLASS_PATH: &str = "a/(rdfs:subClassOf|owl:equivalentClass|^owl:equivalentClass|brick:aliasOf|^brick:aliasOf|brick:isReplacedBy|^brick:isReplacedBy)*";
+
+impl Rel {
+    /// Words for the trace and the answer.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Feeds => "feeds",
+            Self::Part => "has part",
+            Self::Point => "has point",
+            Self::Location => "is located in",
+        }
+    }
+
+    /// The property path from `from` to `to`.
+    fn path(self, reach: Reach) -> String {
+        match (self, reach) {
+            (Self::Feeds, Reach::Direct) => FEEDS.to_owned(),
+            // From a part of the supplier, through any chain of supply
+            // (entering the parts of what is fed on the way), to what is
+            // fed, to something it contains or something it is part of
+            // (an AHU whose coil a chiller feeds; the rooms of a fed zone).
+            (Self::Feeds, Reach::Transitive) => {
+                format!("({PART}*/{FEEDS})+/({PART}*|(^{PART})*)")
+            }
+            (Self::Part, Reach::Direct) => PART.to_owned(),
+            (Self::Part, Reach::Transitive) => format!("{PART}+"),
+            (Self::Point, Reach::Direct) => POINT.to_owned(),
+            (Self::Point, Reach::Transitive) => format!("{PART}*/{POINT}"),
+            (Self::Location, Reach::Direct) => LOCATION.to_owned(),
+            (Self::Location, Reach::Transitive) => format!("{LOCATION}/(^{PART})*"),
+        }
+    }
+}
+
+/// One hop, or any number of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// One hop.
+    Direct,
+    /// Any chain.
+    Transitive,
+}
+
+/// A node or a variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Slot {
+    /// A named node (IRI).
+    Node(String),
+    /// A variable (name without `?`).
+    Var(String),
+}
+
+impl Slot {
+    /// A variable.
+    pub fn var(name: &str) -> Self {
+        Self::Var(name.to_owned())
+    }
+
+    fn sparql(&self) -> String {
+        match self {
+            Self::Node(iri) => format!("<{iri}>"),
+            Self::Var(v) => format!("?{v}"),
+        }
+    }
+}
+
+/// `from rel to`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The relation.
+    pub rel: Rel,
+    /// Its subject.
+    pub from: Slot,
+    /// Its object.
+    pub to: Slot,
+    /// One hop or a chain.
+    pub reach: Reach,
+}
+
+/// A conjunction: links, and slots typed with classes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Block {
+    /// Links that must all hold.
+    pub links: Vec<Link>,
+    /// (slot, class IRI): the slot is an instance of the class.
+    pub types: Vec<(Slot, String)>,
+    /// Alternatives: each inner block is one way the condition holds
+    /// (a location's points: its own, or those located in it).
+    pub any_of: Vec<Vec<Link>>,
+    /// (variable, IRI): the variable is that node.
+    pub values: Vec<(String, String)>,
+}
+
+impl Block {
+    fn render(&self, out: &mut String, indent: &str) {
+        self.render_ordered(out, indent, false);
+    }
+
+    /// Patterns in an order Oxigraph evaluates well: the values, then the
+    /// links when one starts from a named node or a variable bound outside
+    /// (`links_first`), else the types first.
+    fn render_ordered(&self, out: &mut String, indent: &str, links_first: bool) {
+        for (v, iri) in &self.values {
+            let _ = writeln!(out, "{indent}VALUES ?{v} {{ <{iri}> }}");
+        }
+        let anchored = links_first
+            || self
+                .links
+                .iter()
+                .chain(self.any_of.iter().flatten())
+                .any(|l| matches!(l.from, Slot::Node(_)) || matches!(l.to, Slot::Node(_)));
+        let types = |out: &mut String| {
+            for (slot, class) in &self.types {
+                let _ = writeln!(out, "{indent}{} {CLASS_PATH} <{class}> .", slot.sparql());
+            }
+        };
+        if !anchored {
+            types(out);
+        }
+        for l in &self.links {
+            let _ = writeln!(
+                out,
+                "{indent}{} {} {} .",
+                l.from.sparql(),
+                l.rel.path(l.reach),
+                l.to.sparql()
+            );
+        }
+        for alts in &self.any_of {
+            let parts: Vec<String> = alts
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{{ {} {} {} }}",
+                        l.from.sparql(),
+                        l.rel.path(l.reach),
+                        l.to.sparql()
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "{indent}{}", parts.join(" UNION "));
+        }
+        if anchored {
+            types(out);
+        }
+    }
+}
+
+/// What the answer is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// The nodes the target takes.
+    List,
+    /// How many nodes the target takes.
+    Count,
+    /// Whether the body holds.
+    Yes,
+    /// How many target nodes each node of the group variable has.
+    PerGroup(String),
+    /// The units of the target points.
+    Unit,
+}
+
+/// Compare a count with a number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Having {
+    /// What is counted: links from the target to `?n_y`, typed or not.
+    pub counted: Block,
+    /// The counted variable.
+    pub var: String,
+    /// More than (else fewer than).
+    pub more: bool,
+    /// The number.
+    pub n: u64,
+}
+
+/// A composed question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The answer's shape.
+    pub shape: Shape,
+    /// The variable the answer is about.
+    pub target: String,
+    /// What must hold.
+    pub body: Block,
+    /// Blocks that must not hold.
+    pub absent: Vec<Block>,
+    /// A count condition on the target.
+    pub having: Option<Having>,
+    /// Named nodes the target must not be, nor be a part or container of
+    /// (what a chain of supply from equipment reaches inside itself).
+    pub not_family_of: Vec<String>,
+    /// What was understood, in words (the trace and `limitations`).
+    pub understood: String,
+}
+
+/// Longest list of witnesses a yes/no query fetches.
+const WITNESSES: usize = 20;
+
+impl Plan {
+    /// The variables of the body, in order of appearance.
+    pub fn vars(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |s: &Slot| {
+            if let Slot::Var(v) = s
+                && !out.contains(v)
+            {
+                out.push(v.clone());
+            }
+        };
+        for (s, _) in &self.body.types {
+            add(s);
+        }
+        for l in self
+            .body
+            .links
+            .iter()
+            .chain(self.body.any_of.iter().flatten())
+        {
+            add(&l.from);
+            add(&l.to);
+        }
+        out
+    }
+
+    /// The SPARQL of the plan, with the project's prefixes.
+    pub fn sparql(&self) -> String {
+        let x = format!("?{}", self.target);
+        let mut body = String::new();
+        self.body.render(&mut body, "  ");
+        for a in &self.absent {
+            body.push_str("  FILTER NOT EXISTS {\n");
+            a.render_ordered(&mut body, "    ", true);
+            body.push_str("  }\n");
+        }
+        for n in &self.not_family_of {
+            let _ = writeln!(body, "  FILTER({x} != <{n}>)");
+            let _ = writeln!(body, "  FILTER NOT EXISTS {{ {x} {PART}+ <{n}> }}");
+            let _ = writeln!(body, "  FILTER NOT EXISTS {{ <{n}> {PART}+ {x} }}");
+        }
+        let head = prefixes();
+        match (&self.shape, &self.having) {
+            (_, Some(h)) => {
+                let mut counted = String::new();
+                h.counted.render_ordered(&mut counted, "  ", true);
+                let op = if h.more { ">" } else { "<" };
+                format!(
+                    "{head}SELECT {x} (COUNT(DISTINCT ?{v}) AS ?n) WHERE {{\n{body}{counted}}}\nGROUP BY {x}\nHAVING (COUNT(DISTINCT ?{v}) {op} {n})\nORDER BY {x}",
+                    v = h.var,
+                    n = h.n
+                )
+            }
+            (Shape::PerGroup(g), None) => format!(
+                "{head}SELECT ?{g} (COUNT(DISTINCT {x}) AS ?n) WHERE {{\n{body}}}\nGROUP BY ?{g}\nORDER BY ?{g}"
+            ),
+            (Shape::Yes, None) => {
+                let vars = self.vars();
+                if vars.is_empty() {
+                    format!("{head}ASK {{\n{body}}}")
+                } else {
+                    let vs: Vec<String> = vars.iter().map(|v| format!("?{v}")).collect();
+                    format!(
+                        "{head}SELECT DISTINCT {} WHERE {{\n{body}}}\nORDER BY {}\nLIMIT {WITNESSES}",
+                        vs.join(" "),
+                        vs.join(" ")
+                    )
+                }
+            }
+            (Shape::Unit, None) => format!(
+                "{head}SELECT DISTINCT {x} ?unit WHERE {{\n{body}  {{ {x} brick:hasUnit ?unit }} UNION {{ {x} dq:unitSymbol ?unit }}\n}}\nORDER BY {x} ?unit"
+            ),
+            (Shape::List | Shape::Count, None) => {
+                format!("{head}SELECT DISTINCT {x} WHERE {{\n{body}}}\nORDER BY {x}")
+            }
+        }
+    }
+}
+
+fn prefixes() -> String {
+    let mut out = String::new();
+    for (p, ns) in [
+        ("rdfs", vocab::RDFS),
+        ("owl", vocab::OWL),
+        ("brick", vocab::BRICK),
+        ("dq", vocab::DQ),
+    ] {
+        let _ = writeln!(out, "PREFIX {p}: <{ns}>");
+    }
+    out
+}

@@ -1,0 +1,1396 @@
+//! From a question to a [`Plan`]: the parts the grounder found (named
+//! nodes, classes, point types, each where the text names it), the cue
+//! words that compose them (`ontology/core/cues.ttl`), and this building's
+//! own data (which relations its nodes actually have) choose the query.
+//!
+//! The rules, in order:
+//! 1. two named nodes asked yes/no → whether one feeds (or contains, or
+//!    holds) the other; "X fed by Y", "X on Y" put Y first;
+//! 2. one named node asked yes/no with classes → whether it has parts or
+//!    points of every class named (conjunction);
+//! 3. a class after "per"/"each"/"by" → a count of the other class per
+//!    node of that class, over the relation the data has between them;
+//! 4. one named node → what stands in the asked relation to it: feeds
+//!    (direction from the wording), parts, points, location, or, with no
+//!    relation word, the relation the data has between the node and the
+//!    class asked for; a unit of a point; counted when asked "how many";
+//! 5. no named node, a class → its instances, narrowed by what they have,
+//!    lack ("without", "no"), are fed by, or have more/fewer than N of.
+//!
+//! A relation asked of no node → none; a class asked of the data that has
+//! no edge of the relation at all → unsupported (the engine abstains and
+//! says what it understood).
+
+use super::plan::{Block, Having, Link, Plan, Reach, Rel, Shape, Slot};
+use crate::answer::question::Question;
+use crate::answer::view::GraphView;
+use crate::ground::{EntityKind, Span};
+use crate::text::{Cue, Cues};
+use crate::topology::Rel as TopoRel;
+use crate::vocab;
+
+/// What the engine makes of a question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    /// A composed query.
+    Plan(Box<Plan>),
+    /// A graph question this building's data cannot answer: what was
+    /// understood, and why it cannot be answered.
+    Unsupported {
+        /// What the question asks, as understood.
+        understood: String,
+        /// What the data lacks.
+        why: String,
+    },
+    /// Not a question the engine composes (definitions, documents …).
+    NotGraph,
+}
+
+/// A word of the question with its byte span.
+#[derive(Debug, Clone)]
+struct Word {
+    text: String,
+    span: Span,
+}
+
+fn words_of(lower: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    let mut text = String::new();
+    for (i, c) in lower.char_indices() {
+        if c.is_alphanumeric() {
+            if start.is_none() {
+                start = Some(i);
+            }
+            text.push(c);
+        } else if c == '\'' || c == '\u{2019}' {
+            // "don't" is one word
+        } else {
+            if let Some(s) = start.take() {
+                out.push(Word {
+                    text: std::mem::take(&mut text),
+                    span: Span { start: s, end: i },
+                });
+            }
+            if matches!(c, '>' | '<' | '#') {
+                out.push(Word {
+                    text: c.to_string(),
+                    span: Span {
+                        start: i,
+                        end: i + c.len_utf8(),
+                    },
+                });
+            }
+        }
+    }
+    if let Some(s) = start {
+        out.push(Word {
+            text,
+            span: Span {
+                start: s,
+                end: lower.len(),
+            },
+        });
+    }
+    out
+}
+
+/// English number words (general English, like the cue words).
+const NUMBER_WORDS: [&str; 21] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+];
+
+fn number(word: &str) -> Option<u64> {
+    word.parse().ok().or_else(|| {
+        NUMBER_WORDS
+            .iter()
+            .position(|w| *w == word)
+            .map(|n| n as u64)
+    })
+}
+
+/// A class named in the question.
+#[derive(Debug, Clone)]
+struct ClassMention {
+    iri: String,
+    span: Span,
+    /// Under `brick:Point`.
+    point: bool,
+    /// Under `brick:Location`.
+    location: bool,
+    /// Said with a generic word ("points", "equipment"): no narrowing.
+    generic: bool,
+}
+
+/// A named node in the question.
+#[derive(Debug, Clone)]
+struct NodeMention {
+    iri: String,
+    span: Span,
+}
+
+/// The question's parts, in text order.
+struct Parts<'a> {
+    view: GraphView<'a>,
+    cues: &'a Cues,
+    lower: &'a str,
+    words: Vec<Word>,
+    nodes: Vec<NodeMention>,
+    classes: Vec<ClassMention>,
+    /// Text of names this reading resolved beyond the grounder.
+    resolved: Vec<String>,
+    /// A point word said of an equipment class ("reheat valve point"):
+    /// which point of it is meant is not read.
+    unsure: bool,
+}
+
+fn class_iri(name: &str) -> String {
+    if name.contains(':') {
+        vocab::expand(name)
+    } else {
+        vocab::brick(name)
+    }
+}
+
+impl<'a> Parts<'a> {
+    fn new(q: &'a Question, cues: &'a Cues, view: GraphView<'a>) -> Self {
+        let words = words_of(&q.lower);
+        let nodes: Vec<NodeMention> = q
+            .grounding
+            .entities
+            .iter()
+            .filter(|e| e.kind == EntityKind::Instance)
+            .map(|e| NodeMention {
+                iri: e.iri.clone(),
+                span: e.span,
+            })
+            .collect();
+        let mut p = Self {
+            view,
+            cues,
+            lower: &q.lower,
+            words,
+            nodes,
+            classes: Vec::new(),
+            resolved: Vec::new(),
+            unsure: false,
+        };
+        let g = &q.grounding;
+        let mut found: Vec<(String, Span)> = Vec::new();
+        for t in &g.equipment_types {
+            if let Some(c) = &t.brick_class {
+                found.push((class_iri(c), t.span));
+            }
+        }
+        for t in &g.point_types {
+            if let Some(c) = &t.brick_class {
+                found.push((class_iri(c), t.span));
+            }
+        }
+        for e in g.entities.iter().filter(|e| e.kind == EntityKind::Class) {
+            found.push((e.iri.clone(), e.span));
+        }
+        for (iri, span) in found {
+            if p.nodes.iter().any(|n| n.span.covers(span)) {
+                continue;
+            }
+            p.add_class(iri, span, false);
+        }
+        // Generic words: "points", "sensors", "equipment".
+        let generic: Vec<(String, Span)> = p
+            .words
+            .iter()
+            .filter_map(|w| {
+                let class = if p.cues.is(Cue::Points, &w.text) {
+                    if w.text.starts_with("sensor") {
+                        "Sensor"
+                    } else {
+                        "Point"
+                    }
+                } else if p.cues.is(Cue::Contents, &w.text) {
+                    "Equipment"
+                } else {
+                    return None;
+                };
+                Some((vocab::brick(class), w.span))
+            })
+            .collect();
+        for (iri, span) in generic {
+            // "reheat valve point": the word only says what the class is.
+            let said_of = p.classes.iter().find(|c| {
+                c.span.end <= span.start && p.lower[c.span.end..span.start].trim().is_empty()
+            });
+            if said_of.is_some_and(|c| !c.point) && iri != vocab::brick("Equipment") {
+                p.unsure = true;
+            }
+            let said_of_class = said_of.is_some();
+            let covered = said_of_class
+                || p.classes
+                    .iter()
+                    .any(|c| c.span.covers(span) || span.covers(c.span))
+                || p.nodes.iter().any(|n| n.span.covers(span));
+            if !covered {
+                p.add_class(iri, span, true);
+            }
+        }
+        p.classes.sort_by_key(|c| c.span.start);
+        p.classes_by_label();
+        p.class_then_number();
+        p.part_of_node();
+        p.the_only_one();
+        p.restatements();
+        p
+    }
+
+    /// "the AHU-3 cooling coil (CC)": a class said right after a named node
+    /// that is of that class only restates what the node is.
+    fn restatements(&mut self) {
+        let view = self.view;
+        let lower = self.lower;
+        let nodes = &self.nodes;
+        self.classes.retain(|c| {
+            !nodes.iter().any(|n| {
+                n.span.end <= c.span.start
+                    && lower[n.span.end..c.span.start]
+                        .chars()
+                        .all(|ch| ch.is_whitespace() || "()[],-:".contains(ch))
+                    && view
+                        .topo
+                        .types(&n.iri)
+                        .iter()
+                        .any(|t| view.onto.is_a(t, &c.iri))
+            })
+        });
+    }
+
+    /// Words the grounder left alone that name a Brick class by its label
+    /// ("rooms", "zones", "floors"), and words after a class that belong to
+    /// its label ("vav boxes").
+    fn classes_by_label(&mut self) {
+        let onto = self.view.onto;
+        let covered = |p: &Self, w: &Word| {
+            p.classes.iter().any(|c| c.span.covers(w.span))
+                || p.nodes.iter().any(|n| n.span.covers(w.span))
+        };
+        let singulars = |w: &str| -> Vec<String> {
+            let mut out = vec![w.to_owned()];
+            if let Some(s) = w.strip_suffix("es") {
+                out.push(s.to_owned());
+            }
+            if let Some(s) = w.strip_suffix('s') {
+                out.push(s.to_owned());
+            }
+            out
+        };
+        let words = self.words.clone();
+        let mut prev_class: Option<usize> = None;
+        for w in &words {
+            if covered(self, w) {
+                prev_class = self.classes.iter().position(|c| c.span.covers(w.span));
+                continue;
+            }
+            let forms = singulars(&w.text);
+            // A word of the previous class's label: "vav boxes".
+            if let Some(i) = prev_class {
+                let c = &self.classes[i];
+                let label = class_words(self.view, &c.iri).to_lowercase();
+                let gap = self.lower[c.span.end..w.span.start].trim().is_empty();
+                if gap
+                    && label
+                        .split_whitespace()
+                        .any(|l| forms.iter().any(|f| f == l))
+                {
+                    self.classes[i].span.end = w.span.end;
+                    continue;
+                }
+            }
+            prev_class = None;
+            if self.cues.is(Cue::FunctionWord, &w.text) || w.text.len() < 3 {
+                continue;
+            }
+            // Brick's own class first (models type their rooms brick:Room,
+            // which Brick 1.4 deprecates for rec:Room; the type path
+            // follows brick:isReplacedBy both ways).
+            let by_label = |brick: bool| -> Vec<String> {
+                onto.class_iris()
+                    .filter(|c| c.starts_with(vocab::BRICK) == brick)
+                    .filter(|c| {
+                        onto.class(c).is_some_and(|i| {
+                            i.label
+                                .as_deref()
+                                .is_some_and(|l| forms.iter().any(|f| l.eq_ignore_ascii_case(f)))
+                        })
+                    })
+                    .map(str::to_owned)
+                    .collect()
+            };
+            let mut found = by_label(true);
+            if found.is_empty() {
+                found = by_label(false);
+            }
+            if let [one] = found.as_slice() {
+                self.add_class(one.clone(), w.span, false);
+                self.classes.sort_by_key(|c| c.span.start);
+                prev_class = self.classes.iter().position(|c| c.span.covers(w.span));
+            }
+        }
+    }
+
+    /// "the condenser of ch-2", "ch-2's condenser", "AHU-2 cooling coil":
+    /// a class said of a named node names the one part or point of that
+    /// node of that class.
+    fn part_of_node(&mut self) {
+        let mut i = 0;
+        while i < self.classes.len() {
+            let c = self.classes[i].clone();
+            let joined = |a: usize, b: usize| {
+                let between = self.lower[a..b].trim();
+                between.is_empty() || between == "of" || between == "of the" || between == "s"
+            };
+            let node = self.nodes.iter().position(|n| {
+                (n.span.end <= c.span.start && joined(n.span.end, c.span.start))
+                    || (c.span.end <= n.span.start && {
+                        let between = self.lower[c.span.end..n.span.start].trim();
+                        matches!(between, "of" | "of the" | "on" | "in" | "on the" | "in the")
+                    })
+            });
+            let Some(k) = node else {
+                i += 1;
+                continue;
+            };
+            let n = &self.nodes[k];
+            let topo = self.view.topo;
+            let mut found: Vec<String> = topo
+                .parts(&n.iri)
+                .into_iter()
+                .chain(topo.out_of(&n.iri, TopoRel::HasPoint))
+                .filter(|m| topo.types(m).iter().any(|t| self.view.onto.is_a(t, &c.iri)))
+                .collect();
+            found.sort();
+            found.dedup();
+            if let [one] = found.as_slice() {
+                let span = Span {
+                    start: n.span.start.min(c.span.start),
+                    end: n.span.end.max(c.span.end),
+                };
+                self.resolved
+                    .push(self.lower[span.start..span.end].to_owned());
+                self.nodes[k] = NodeMention {
+                    iri: one.clone(),
+                    span,
+                };
+                self.classes.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// "the chilled water coil": a class said with "the", of which the
+    /// building has exactly one, names that one — when the question already
+    /// names another node or asks yes/no.
+    fn the_only_one(&mut self) {
+        let mut i = 0;
+        while i < self.classes.len() {
+            let c = &self.classes[i];
+            let the = self.lower[..c.span.start].trim_end().ends_with(" the")
+                || self.lower[..c.span.start].trim_end() == "the";
+            if !the
+                || c.generic
+                || (self.nodes.is_empty() && !self.cues.is(Cue::YesNo, self.first_word()))
+            {
+                i += 1;
+                continue;
+            }
+            let topo = self.view.topo;
+            let found: Vec<&str> = topo
+                .nodes()
+                .filter(|m| topo.types(m).iter().any(|t| self.view.onto.is_a(t, &c.iri)))
+                .collect();
+            if let [one] = found.as_slice() {
+                self.nodes.push(NodeMention {
+                    iri: (*one).to_owned(),
+                    span: c.span,
+                });
+                self.nodes.sort_by_key(|m| m.span.start);
+                self.classes.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Label-shaped names the grounder did not find that this reading
+    /// resolved ("chiller 1" is ch-1); any other leaves the question to the
+    /// abstention rules.
+    fn unresolved<'q>(&self, q: &'q Question) -> Vec<&'q String> {
+        let mut resolved: Vec<String> = self
+            .resolved
+            .iter()
+            .map(|r| crate::text::squash(r))
+            .collect();
+        // A label shape inside a name the grounder found ("PSZ-AC-5" in
+        // "Perimeter_ZN_4-ZN-PSZ-AC-5-Unitary-HP") is part of that name.
+        resolved.extend(
+            self.nodes
+                .iter()
+                .map(|n| crate::text::squash(&self.lower[n.span.start..n.span.end])),
+        );
+        q.grounding
+            .unresolved
+            .iter()
+            .filter(|u| {
+                let u = crate::text::squash(u);
+                !resolved.iter().any(|r| r.contains(&u))
+            })
+            .collect()
+    }
+
+    fn add_class(&mut self, iri: String, span: Span, generic: bool) {
+        // One class per place in the text: the longer reading wins, then
+        // the more specific class.
+        if let Some(i) = self
+            .classes
+            .iter()
+            .position(|c| c.span.start < span.end && span.start < c.span.end)
+        {
+            let old = &self.classes[i];
+            let longer = span.end - span.start > old.span.end - old.span.start;
+            let same = span.end - span.start == old.span.end - old.span.start;
+            if longer || (same && self.view.onto.is_a(&iri, &old.iri)) {
+                self.classes.remove(i);
+            } else {
+                return;
+            }
+        }
+        let onto = self.view.onto;
+        // A root class of Brick (Equipment, Point, Location …) narrows nothing.
+        let root = onto.class(&iri).is_some_and(|c| {
+            c.parents.iter().all(|p| {
+                !p.starts_with(vocab::BRICK)
+                    || onto
+                        .class(p)
+                        .is_none_or(|pc| !pc.parents.iter().any(|q| q.starts_with(vocab::BRICK)))
+            })
+        });
+        self.classes.push(ClassMention {
+            point: onto.is_a(&iri, &vocab::brick("Point")),
+            location: onto.is_a(&iri, &vocab::brick("Location")),
+            iri,
+            span,
+            generic: generic || root,
+        });
+    }
+
+    /// "chiller 1", "condenser water pump 1": a class followed by a number
+    /// names the one instance of that class whose name ends in that number.
+    fn class_then_number(&mut self) {
+        let mut i = 0;
+        while i < self.classes.len() {
+            let c = &self.classes[i];
+            let next = self
+                .words
+                .iter()
+                .find(|w| w.span.start >= c.span.end)
+                .filter(|w| self.lower[c.span.end..w.span.start].trim().is_empty());
+            let Some((w, n)) = next.and_then(|w| number(&w.text).map(|n| (w, n))) else {
+                i += 1;
+                continue;
+            };
+            let span = Span {
+                start: c.span.start,
+                end: w.span.end,
+            };
+            if self.nodes.iter().any(|m| m.span.covers(span)) {
+                i += 1;
+                continue;
+            }
+            let topo = self.view.topo;
+            let mut found: Vec<&str> = topo
+                .nodes()
+                .filter(|iri| {
+                    topo.types(iri)
+                        .iter()
+                        .any(|t| self.view.onto.is_a(t, &c.iri))
+                })
+                .filter(|iri| last_number(&name_of(self.view, iri)) == Some(n))
+                .collect();
+            found.sort_unstable();
+            if let [one] = found.as_slice() {
+                self.resolved
+                    .push(self.lower[span.start..span.end].to_owned());
+                self.nodes.push(NodeMention {
+                    iri: (*one).to_owned(),
+                    span,
+                });
+                self.nodes.sort_by_key(|m| m.span.start);
+                self.classes.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Words the reading does not account for: not a function word, not
+    /// a cue word, not a number, not inside a named node or class. A
+    /// question with such words asks more than a composed query answers
+    /// ("reset range", "firmware", "brick class"), so it is left to the
+    /// rest of the pipeline.
+    fn unexplained(&self) -> Vec<String> {
+        let mut covered: Vec<Span> = self
+            .nodes
+            .iter()
+            .map(|n| n.span)
+            .chain(self.classes.iter().map(|c| c.span))
+            .collect();
+        for cue in <Cue as strum::IntoEnumIterator>::iter() {
+            for entry in self.cues.list(cue) {
+                if entry.contains(' ') {
+                    for (at, _) in self.lower.match_indices(entry.as_str()) {
+                        covered.push(Span {
+                            start: at,
+                            end: at + entry.len(),
+                        });
+                    }
+                }
+            }
+        }
+        self.words
+            .iter()
+            .filter(|w| !covered.iter().any(|c| c.covers(w.span)))
+            .filter(|w| number(&w.text).is_none() && w.text.len() > 1)
+            .filter(|w| !<Cue as strum::IntoEnumIterator>::iter().any(|c| self.cues.is(c, &w.text)))
+            .map(|w| w.text.clone())
+            .collect()
+    }
+
+    /// Byte offsets where a cue's words or phrases occur.
+    fn cue_at(&self, cue: Cue) -> Vec<usize> {
+        let mut out = Vec::new();
+        for entry in self.cues.list(cue) {
+            if entry.chars().all(char::is_alphanumeric) {
+                out.extend(
+                    self.words
+                        .iter()
+                        .filter(|w| w.text == *entry)
+                        .map(|w| w.span.start),
+                );
+            } else {
+                let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+                for (at, _) in self.lower.match_indices(entry.as_str()) {
+                    let before = self.lower[..at].chars().next_back();
+                    let after = self.lower[at + entry.len()..].chars().next();
+                    let starts = entry.chars().next().is_some_and(char::is_alphanumeric);
+                    let ends = entry.chars().next_back().is_some_and(char::is_alphanumeric);
+                    if !(starts && word(before)) && !(ends && word(after)) {
+                        out.push(at);
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn has(&self, cue: Cue) -> bool {
+        !self.cue_at(cue).is_empty()
+    }
+
+    fn first(&self, cue: Cue) -> Option<usize> {
+        self.cue_at(cue).first().copied()
+    }
+
+    fn first_word(&self) -> &str {
+        self.words.first().map_or("", |w| w.text.as_str())
+    }
+
+    /// Asked yes or no.
+    fn yes_no(&self) -> bool {
+        let first = self.first_word();
+        let wh = self.cues.is(Cue::Which, first)
+            || self.words.iter().any(|w| {
+                matches!(
+                    w.text.as_str(),
+                    "what" | "which" | "how" | "where" | "list" | "show" | "wat" | "whats"
+                )
+            });
+        (self.cues.is(Cue::YesNo, first) && !wh)
+            || self.lower.contains("yes or no")
+            || (!wh && self.nodes.len() >= 2 && self.feeds_words())
+            || (!wh && self.nodes.len() == 1 && first == "got")
+            || (!wh && self.nodes.len() == 1 && self.words.get(1).is_some_and(|w| w.text == "got"))
+    }
+
+    fn feeds_words(&self) -> bool {
+        self.has(Cue::FeedVerb)
+            || self.has(Cue::Upstream)
+            || self.has(Cue::Downstream)
+            || self.lower.contains("->")
+            || self.has(Cue::On)
+    }
+
+    fn count_asked(&self) -> bool {
+        self.has(Cue::Count) || self.has(Cue::CountPhrase) || self.first_word() == "#"
+    }
+
+    /// Where a relation word is, if any, and which relation.
+    fn relation(&self) -> Option<(Rel, usize)> {
+        let mut found: Vec<(usize, Rel)> = Vec::new();
+        for cue in [Cue::FeedVerb, Cue::Upstream, Cue::Downstream] {
+            found.extend(self.cue_at(cue).into_iter().map(|p| (p, Rel::Feeds)));
+        }
+        if let Some(p) = self.lower.find("->") {
+            found.push((p, Rel::Feeds));
+        }
+        for cue in [Cue::Parts, Cue::PartOf] {
+            found.extend(self.cue_at(cue).into_iter().map(|p| (p, Rel::Part)));
+        }
+        found.extend(
+            self.cue_at(Cue::Location)
+                .into_iter()
+                .map(|p| (p, Rel::Location)),
+        );
+        found.sort_by_key(|(p, _)| *p);
+        found.first().map(|(p, r)| (*r, *p))
+    }
+
+    fn specific(&self) -> Vec<&ClassMention> {
+        self.classes.iter().filter(|c| !c.generic).collect()
+    }
+
+    fn is_location(&self, iri: &str) -> bool {
+        self.view.is_location(iri)
+    }
+
+    fn has_edges(&self, rel: Rel) -> bool {
+        self.view.topo.edges(topo_rel(rel)).next().is_some()
+    }
+
+    fn name(&self, iri: &str) -> String {
+        name_of(self.view, iri)
+    }
+
+    fn class_name(&self, c: &ClassMention) -> String {
+        class_words(self.view, &c.iri)
+    }
+}
+
+fn topo_rel(rel: Rel) -> TopoRel {
+    match rel {
+        Rel::Feeds => TopoRel::Feeds,
+        Rel::Part => TopoRel::HasPart,
+        Rel::Point => TopoRel::HasPoint,
+        Rel::Location => TopoRel::HasLocation,
+    }
+}
+
+/// A node's name: its label, else its IRI's local name.
+pub fn name_of(view: GraphView<'_>, iri: &str) -> String {
+    view.topo
+        .label(iri)
+        .map_or_else(|| vocab::local_name(iri).to_owned(), str::to_owned)
+}
+
+/// A class in words: its label, else its local name with spaces.
+pub fn class_words(view: GraphView<'_>, iri: &str) -> String {
+    view.onto
+        .class(iri)
+        .and_then(|c| c.label.clone())
+        .unwrap_or_else(|| vocab::local_name(iri).replace('_', " "))
+}
+
+fn last_number(name: &str) -> Option<u64> {
+    name.split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .next_back()
+        .and_then(|s| s.parse().ok())
+}
+
+fn link(rel: Rel, from: Slot, to: Slot, reach: Reach) -> Link {
+    Link {
+        rel,
+        from,
+        to,
+        reach,
+    }
+}
+
+const X: &str = "x";
+
+/// Reads a question into a plan.
+pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
+    let p = Parts::new(q, cues, view);
+    if !p.unresolved(q).is_empty() || p.unsure {
+        return Reading::NotGraph;
+    }
+    // Definitions, products, tags and paths are answered elsewhere.
+    let elsewhere = [
+        Cue::Define,
+        Cue::DefinePhrase,
+        Cue::Product,
+        Cue::ProductPhrase,
+        Cue::Tags,
+        Cue::Path,
+    ];
+    if elsewhere.iter().any(|&c| p.has(c)) {
+        return Reading::NotGraph;
+    }
+    let left = p.unexplained();
+    if !left.is_empty() {
+        tracing::debug!(?left, "words a composed query does not account for");
+        return Reading::NotGraph;
+    }
+    if p.nodes.is_empty() && p.specific().is_empty() && p.classes.is_empty() {
+        return Reading::NotGraph;
+    }
+    if p.yes_no() {
+        if p.nodes.len() >= 2 {
+            return between(&p);
+        }
+        if p.nodes.len() == 1 && !p.classes.is_empty() {
+            return has_all(&p);
+        }
+    }
+    if let Some(r) = per_group(&p) {
+        return r;
+    }
+    match p.nodes.len() {
+        1 => anchored(&p),
+        0 => by_class(&p),
+        _ => Reading::NotGraph,
+    }
+}
+
+/// Rule 1: does one named node feed (contain, hold) the other?
+fn between(p: &Parts<'_>) -> Reading {
+    let (a, b) = (&p.nodes[0], &p.nodes[1]);
+    let rel = match p.relation() {
+        Some((r, _)) => r,
+        None if p.has(Cue::On) => Rel::Feeds,
+        None => return Reading::NotGraph,
+    };
+    // "X fed by Y", "X on Y": Y comes first in the relation.
+    let passive = p
+        .cue_at(Cue::Upstream)
+        .iter()
+        .any(|&u| u > a.span.start && u < b.span.start)
+        || p.cue_at(Cue::On)
+            .iter()
+            .any(|&u| u > a.span.start && u < b.span.start);
+    let (from, to) = if passive { (b, a) } else { (a, b) };
+    // One hop unless the chain is asked for: in a plant loop everything
+    // reaches everything, so "does CWP-1 feed CH-2" means directly.
+    let chain = p.has(Cue::Transitive)
+        || p.words
+            .iter()
+            .any(|w| w.text == "upstream" || w.text == "downstream");
+    let reach = if chain && !p.has(Cue::Direct) {
+        Reach::Transitive
+    } else {
+        Reach::Direct
+    };
+    if !p.has_edges(rel) {
+        return unsupported(p, rel);
+    }
+    let understood = format!(
+        "whether {} {}{} {}",
+        p.name(&from.iri),
+        rel.as_str(),
+        if reach == Reach::Direct {
+            " (directly)"
+        } else {
+            ""
+        },
+        p.name(&to.iri)
+    );
+    Reading::Plan(Box::new(Plan {
+        shape: Shape::Yes,
+        target: X.into(),
+        body: Block {
+            links: vec![link(
+                rel,
+                Slot::Node(from.iri.clone()),
+                Slot::Node(to.iri.clone()),
+                reach,
+            )],
+            ..Block::default()
+        },
+        absent: Vec::new(),
+        having: None,
+        not_family_of: Vec::new(),
+        understood,
+    }))
+}
+
+/// Rule 2: does the named node have parts or points of every class named?
+fn has_all(p: &Parts<'_>) -> Reading {
+    let a = &p.nodes[0];
+    let mut body = Block::default();
+    let mut said = Vec::new();
+    for (i, c) in p.classes.iter().enumerate() {
+        let v = format!("c{i}");
+        let rel = if c.point { Rel::Point } else { Rel::Part };
+        let reach = if c.point {
+            Reach::Direct
+        } else {
+            Reach::Transitive
+        };
+        body.links
+            .push(link(rel, Slot::Node(a.iri.clone()), Slot::var(&v), reach));
+        body.types.push((Slot::var(&v), c.iri.clone()));
+        said.push(format!("a {}", p.class_name(c)));
+    }
+    Reading::Plan(Box::new(Plan {
+        shape: Shape::Yes,
+        target: "c0".into(),
+        body,
+        absent: Vec::new(),
+        having: None,
+        not_family_of: Vec::new(),
+        understood: format!("whether {} has {}", p.name(&a.iri), said.join(" and ")),
+    }))
+}
+
+/// Rule 3: a count of one class per node of another.
+fn per_group(p: &Parts<'_>) -> Option<Reading> {
+    let at = p.cue_at(Cue::Group);
+    let group = p.classes.iter().find(|c| {
+        at.iter().any(|&g| {
+            g < c.span.start
+                && p.words
+                    .iter()
+                    .filter(|w| w.span.start > g && w.span.end <= c.span.start)
+                    .all(|w| p.cues.is(Cue::FunctionWord, &w.text))
+        })
+    })?;
+    let counted = p
+        .classes
+        .iter()
+        .find(|c| c.span.start != group.span.start)?;
+    if !p.nodes.is_empty() {
+        return None;
+    }
+    // The relation the data has between the two classes, one hop.
+    let view = p.view;
+    let is = |iri: &str, class: &str| {
+        view.topo
+            .types(iri)
+            .iter()
+            .any(|t| view.onto.is_a(t, class))
+    };
+    let wanted = p.relation().map(|(r, _)| r);
+    let mut choice: Option<(Rel, bool)> = None;
+    for rel in [Rel::Feeds, Rel::Part, Rel::Point, Rel::Location] {
+        if wanted.is_some_and(|w| w != rel) {
+            continue;
+        }
+        for (s, t) in view.topo.edges(topo_rel(rel)) {
+            if is(s, &group.iri) && is(t, &counted.iri) {
+                choice = Some((rel, true));
+            } else if is(t, &group.iri) && is(s, &counted.iri) {
+                choice = Some((rel, false));
+            }
+            if choice.is_some() {
+                break;
+            }
+        }
+        if choice.is_some() {
+            break;
+        }
+    }
+    let understood = format!(
+        "the number of {} per {}",
+        p.class_name(counted),
+        p.class_name(group)
+    );
+    let Some((rel, group_first)) = choice else {
+        return Some(Reading::Unsupported {
+            understood,
+            why: format!(
+                "the building data links no {} to a {} directly",
+                p.class_name(counted),
+                p.class_name(group)
+            ),
+        });
+    };
+    let (from, to) = if group_first {
+        (Slot::var("g"), Slot::var(X))
+    } else {
+        (Slot::var(X), Slot::var("g"))
+    };
+    Some(Reading::Plan(Box::new(Plan {
+        shape: Shape::PerGroup("g".into()),
+        target: X.into(),
+        body: Block {
+            links: vec![link(rel, from, to, Reach::Direct)],
+            types: vec![
+                (Slot::var("g"), group.iri.clone()),
+                (Slot::var(X), counted.iri.clone()),
+            ],
+            ..Block::default()
+        },
+        absent: Vec::new(),
+        having: None,
+        not_family_of: Vec::new(),
+        understood,
+    })))
+}
+
+fn unsupported(p: &Parts<'_>, rel: Rel) -> Reading {
+    Reading::Unsupported {
+        understood: format!("a '{}' question", rel.as_str()),
+        why: format!(
+            "the loaded building data has no '{}' relation at all{}",
+            rel.as_str(),
+            if p.nodes.is_empty() {
+                String::new()
+            } else {
+                format!(" (asked about {})", p.name(&p.nodes[0].iri))
+            }
+        ),
+    }
+}
+
+/// Absence ("without a CO2 sensor") and "more than N points" on the target.
+fn narrowing(p: &Parts<'_>, target: &ClassMention, plan: &mut Plan) {
+    let x = Slot::var(X);
+    let neg = p.cue_at(Cue::Absent);
+    for (i, c) in p
+        .classes
+        .iter()
+        .filter(|c| c.span.start > target.span.end)
+        .enumerate()
+    {
+        let v = format!("h{i}");
+        let (rel, reach) = if c.point {
+            (Rel::Point, Reach::Direct)
+        } else if c.location {
+            (Rel::Location, Reach::Transitive)
+        } else {
+            (Rel::Part, Reach::Transitive)
+        };
+        let mut b = Block {
+            links: vec![link(rel, x.clone(), Slot::var(&v), reach)],
+            ..Block::default()
+        };
+        if !c.generic {
+            b.types.push((Slot::var(&v), c.iri.clone()));
+        }
+        let negated = neg.iter().any(|&n| n > target.span.end && n < c.span.start);
+        let more = p.first(Cue::More);
+        let fewer = p.first(Cue::Fewer);
+        let cmp = more.map(|m| (m, true)).or(fewer.map(|f| (f, false)));
+        if let Some((at, is_more)) = cmp.filter(|(at, _)| *at < c.span.start)
+            && let Some(n) = p
+                .words
+                .iter()
+                .filter(|w| w.span.start > at && w.span.end <= c.span.start)
+                .find_map(|w| number(&w.text))
+        {
+            b.links[0].to = Slot::var("y");
+            if let Some(t) = b.types.first_mut() {
+                t.0 = Slot::var("y");
+            }
+            plan.having = Some(Having {
+                counted: b,
+                var: "y".into(),
+                more: is_more,
+                n,
+            });
+            plan.understood.push_str(&format!(
+                " with {} than {n} {}",
+                if is_more { "more" } else { "fewer" },
+                p.class_name(c)
+            ));
+        } else if negated {
+            plan.absent.push(b);
+            plan.understood
+                .push_str(&format!(" without a {}", p.class_name(c)));
+        } else if !c.generic {
+            for l in b.links {
+                plan.body.links.push(l);
+            }
+            plan.body.types.extend(b.types);
+            plan.understood
+                .push_str(&format!(" with a {}", p.class_name(c)));
+        }
+    }
+}
+
+/// Rule 4: what stands in the asked relation to one named node.
+fn anchored(p: &Parts<'_>) -> Reading {
+    let a = &p.nodes[0];
+    let anchor = Slot::Node(a.iri.clone());
+    let x = Slot::var(X);
+    let name = p.name(&a.iri);
+    let count = p.count_asked();
+    let shape = if count { Shape::Count } else { Shape::List };
+    let focus = p.classes.first().cloned();
+    let specific = focus.as_ref().filter(|c| !c.generic);
+    // A unit of a point of the node.
+    if p.has(Cue::Unit) && !p.has(Cue::FeedVerb) {
+        let point = p.classes.iter().find(|c| c.point && !c.generic);
+        let mut body = Block::default();
+        let understood;
+        if let Some(c) = point {
+            body.links
+                .push(link(Rel::Point, anchor.clone(), x.clone(), Reach::Direct));
+            body.types.push((x.clone(), c.iri.clone()));
+            understood = format!("the unit of the {} of {name}", p.class_name(c));
+        } else if p.view.is_point(&a.iri) {
+            body.values.push((X.to_owned(), a.iri.clone()));
+            understood = format!("the unit of {name}");
+        } else {
+            return Reading::NotGraph;
+        }
+        return Reading::Plan(Box::new(Plan {
+            shape: Shape::Unit,
+            target: X.into(),
+            body,
+            absent: Vec::new(),
+            having: None,
+            not_family_of: Vec::new(),
+            understood,
+        }));
+    }
+    let rel = match p.relation() {
+        Some((r, at)) => Some((r, at)),
+        // "VAVs on AHU-1" (not "points on VAV-2").
+        None if p.has(Cue::On) && specific.is_some_and(|c| !c.point && !c.location) => {
+            p.first(Cue::On).map(|at| (Rel::Feeds, at))
+        }
+        None => None,
+    };
+    let points_asked = p.classes.iter().any(|c| c.point) && rel.is_none();
+    let (rel, at) = match rel {
+        Some(r) => r,
+        None if points_asked => (Rel::Point, 0),
+        None => match (specific, focus.as_ref()) {
+            (Some(c), _) => match relation_in_data(p, &a.iri, c) {
+                Some(r) => (r, 0),
+                None => {
+                    return Reading::Unsupported {
+                        understood: format!("the {} related to {name}", p.class_name(c)),
+                        why: format!(
+                            "the building data links no {} to {name} by feeds, parts, points or location",
+                            p.class_name(c)
+                        ),
+                    };
+                }
+            },
+            _ => return Reading::NotGraph,
+        },
+    };
+    if !p.has_edges(rel) {
+        return unsupported(p, rel);
+    }
+    let mut plan = Plan {
+        shape,
+        target: X.into(),
+        body: Block::default(),
+        absent: Vec::new(),
+        having: None,
+        not_family_of: Vec::new(),
+        understood: String::new(),
+    };
+    let direct_asked = p.has(Cue::Direct);
+    let chain_asked = p.has(Cue::Transitive)
+        || p.has(Cue::Upstream) && p.words.iter().any(|w| w.text == "upstream")
+        || p.words.iter().any(|w| w.text == "downstream");
+    let reach = if direct_asked {
+        Reach::Direct
+    } else if specific.is_some() || chain_asked {
+        Reach::Transitive
+    } else {
+        Reach::Direct
+    };
+    let what = specific.map_or_else(|| "what".to_owned(), |c| p.class_name(c));
+    match rel {
+        Rel::Feeds => {
+            let downstream = feeds_down(p, a, at);
+            let (from, to) = if downstream {
+                (anchor.clone(), x.clone())
+            } else {
+                (x.clone(), anchor.clone())
+            };
+            plan.body.links.push(link(Rel::Feeds, from, to, reach));
+            if reach == Reach::Transitive {
+                plan.not_family_of.push(a.iri.clone());
+            }
+            plan.understood = format!(
+                "{what} {} {name}{}",
+                if downstream { "is fed by" } else { "feeds" },
+                if reach == Reach::Direct {
+                    " directly"
+                } else {
+                    ", through any chain of supply"
+                }
+            );
+        }
+        Rel::Part => {
+            let part_of = p.first(Cue::PartOf);
+            let whole_asked =
+                part_of.is_some_and(|at| at > a.span.end && p.lower[at..].starts_with("part of"));
+            let (from, to) = if whole_asked {
+                (x.clone(), anchor.clone())
+            } else {
+                (anchor.clone(), x.clone())
+            };
+            plan.body.links.push(link(Rel::Part, from, to, reach));
+            plan.understood = if whole_asked {
+                format!("{what} {name} is part of")
+            } else {
+                format!("{what} is part of {name}")
+            };
+        }
+        Rel::Point => {
+            if p.is_location(&a.iri) {
+                plan.body.any_of.push(vec![
+                    link(Rel::Point, anchor.clone(), x.clone(), Reach::Direct),
+                    link(Rel::Location, x.clone(), anchor.clone(), Reach::Direct),
+                ]);
+            } else {
+                plan.body
+                    .links
+                    .push(link(Rel::Point, anchor.clone(), x.clone(), Reach::Direct));
+            }
+            let point = p.classes.iter().filter(|c| c.point && !c.generic).last();
+            let what = point.map_or_else(|| "points".to_owned(), |c| p.class_name(c));
+            if let Some(c) = point {
+                plan.body.types.push((x.clone(), c.iri.clone()));
+            }
+            plan.understood = format!("the {what} of {name}");
+        }
+        Rel::Location => {
+            let reach = if specific.is_some() {
+                Reach::Transitive
+            } else {
+                Reach::Direct
+            };
+            plan.body
+                .links
+                .push(link(Rel::Location, anchor.clone(), x.clone(), reach));
+            plan.understood = format!("where {name} is");
+        }
+    }
+    if rel != Rel::Point
+        && let Some(c) = specific
+    {
+        plan.body.types.push((x.clone(), c.iri.clone()));
+        if let Some(focus) = &focus {
+            narrowing(p, focus, &mut plan);
+        }
+    }
+    if count {
+        plan.understood = format!("how many: {}", plan.understood);
+    }
+    Reading::Plan(Box::new(plan))
+}
+
+/// Whether a feeds question about the named node asks downstream.
+fn feeds_down(p: &Parts<'_>, a: &NodeMention, verb: usize) -> bool {
+    if p.words.iter().any(|w| w.text == "downstream") {
+        return true;
+    }
+    if p.words.iter().any(|w| w.text == "upstream") {
+        return false;
+    }
+    let before = |at: usize| at < a.span.start;
+    // "served by AHU-1" (the node is the supplier), "VAV5 fed by?" (the
+    // node is supplied).
+    if let Some(&u) = p.cue_at(Cue::Upstream).first() {
+        return before(u);
+    }
+    // "which VAVs on AHU-1": the node after "on" supplies.
+    if p.relation().is_none() && p.first(Cue::On).is_some_and(before) {
+        return true;
+    }
+    if p.first(Cue::Source).is_some_and(before) {
+        return true;
+    }
+    // "… which CWP feeds it": the node stands for the object.
+    if p.words
+        .iter()
+        .any(|w| w.span.start > verb && (w.text == "it" || w.text == "them"))
+    {
+        return false;
+    }
+    // An active verb: the node before it is its subject.
+    verb > a.span.start
+}
+
+/// The relation this building's data has between a node and a class,
+/// nearest first: points, parts, location, then feeds.
+fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<Rel> {
+    let view = p.view;
+    let is = |iri: &str| {
+        view.topo
+            .types(iri)
+            .iter()
+            .any(|t| view.onto.is_a(t, &class.iri))
+    };
+    let topo = view.topo;
+    if topo.out_of(node, TopoRel::HasPoint).iter().any(|n| is(n)) {
+        return Some(Rel::Point);
+    }
+    if topo.parts(node).iter().any(|n| is(n)) {
+        return Some(Rel::Part);
+    }
+    if topo
+        .out_of(node, TopoRel::HasLocation)
+        .iter()
+        .any(|n| is(n))
+        || topo
+            .out_of(node, TopoRel::HasLocation)
+            .iter()
+            .any(|l| topo.containers(l).iter().any(|n| is(n)))
+    {
+        return Some(Rel::Location);
+    }
+    let up = topo.walk(node, crate::topology::Way::Upstream, 32);
+    let down = topo.walk(node, crate::topology::Way::Downstream, 32);
+    if up.nodes().chain(down.nodes()).any(is) {
+        return Some(Rel::Feeds);
+    }
+    None
+}
+
+/// Rule 5: the instances of a class, narrowed.
+fn by_class(p: &Parts<'_>) -> Reading {
+    let Some(target) = p.classes.first().cloned() else {
+        return Reading::NotGraph;
+    };
+    let x = Slot::var(X);
+    let count = p.count_asked();
+    let yes =
+        p.yes_no() || p.first_word() == "any" && !p.words.iter().any(|w| w.text == "anything");
+    let shape = if count {
+        Shape::Count
+    } else if yes {
+        Shape::Yes
+    } else {
+        Shape::List
+    };
+    let mut plan = Plan {
+        shape,
+        target: X.into(),
+        body: Block::default(),
+        absent: Vec::new(),
+        having: None,
+        not_family_of: Vec::new(),
+        understood: format!("the {}", p.class_name(&target)),
+    };
+    plan.body.types.push((x.clone(), target.iri.clone()));
+    // Fed by (or feeding) other classes: "which equipment is fed by both a
+    // chiller and a condensing unit".
+    if let Some((Rel::Feeds, at)) = p.relation() {
+        let passive = p.cue_at(Cue::Upstream).first().is_some_and(|&u| u == at)
+            || p.words
+                .iter()
+                .any(|w| w.span.start > at && (w.text == "it" || w.text == "them"));
+        // "what gets fed by a chiller": every class names a supplier, the
+        // target is anything.
+        let generic_target = target.span.start > at;
+        if generic_target {
+            plan.body.types.clear();
+            plan.understood = "what".into();
+        }
+        let others: Vec<&ClassMention> = p.classes.iter().filter(|c| c.span.start > at).collect();
+        let cmp = p
+            .first(Cue::More)
+            .map(|m| (m, true))
+            .or(p.first(Cue::Fewer).map(|f| (f, false)));
+        if let Some((at_cmp, more)) = cmp
+            && let Some(n) = p
+                .words
+                .iter()
+                .filter(|w| w.span.start > at_cmp)
+                .find_map(|w| number(&w.text))
+        {
+            let y = Slot::var("y");
+            let l = if passive {
+                link(Rel::Feeds, y.clone(), x.clone(), Reach::Direct)
+            } else {
+                link(Rel::Feeds, x.clone(), y.clone(), Reach::Direct)
+            };
+            plan.having = Some(Having {
+                counted: Block {
+                    links: vec![l],
+                    ..Block::default()
+                },
+                var: "y".into(),
+                more,
+                n,
+            });
+            plan.understood = format!(
+                "what is {} {} than {n} things",
+                if passive { "fed by" } else { "feeding" },
+                if more { "more" } else { "fewer" }
+            );
+            if target.generic {
+                plan.body.types.clear();
+            }
+            return Reading::Plan(Box::new(plan));
+        }
+        if others.is_empty() {
+            return Reading::NotGraph;
+        }
+        let mut said = Vec::new();
+        for (i, c) in others.iter().enumerate() {
+            let v = format!("o{i}");
+            let l = if passive {
+                link(Rel::Feeds, Slot::var(&v), x.clone(), Reach::Direct)
+            } else {
+                link(Rel::Feeds, x.clone(), Slot::var(&v), Reach::Direct)
+            };
+            plan.body.links.push(l);
+            plan.body.types.push((Slot::var(&v), c.iri.clone()));
+            said.push(format!("a {}", p.class_name(c)));
+        }
+        plan.understood = format!(
+            "{} {} {}",
+            if generic_target {
+                "what is".to_owned()
+            } else {
+                format!("the {}", p.class_name(&target))
+            },
+            if passive { "fed by" } else { "feeding" },
+            said.join(" and ")
+        );
+        return Reading::Plan(Box::new(plan));
+    }
+    if let Some((rel, _)) = p.relation()
+        && !p.has_edges(rel)
+    {
+        return unsupported(p, rel);
+    }
+    narrowing(p, &target, &mut plan);
+    if target.generic && plan.body.types.is_empty() {
+        return Reading::NotGraph;
+    }
+    if count {
+        plan.understood = format!("how many: {}", plan.understood);
+    }
+    Reading::Plan(Box::new(plan))
+}
