@@ -13,7 +13,9 @@
 //! collection (`DAEMONIQ_BENCH_QDRANT_API_KEY` if it needs a key), to
 //! measure the same requests over the scale-out backends.
 //! The questions are a fixed mix of graph, document, selected-text and
-//! out-of-scope questions written for this bench.
+//! out-of-scope questions written for this bench, then a second set of
+//! questions the graph query engine composes (lists with conditions,
+//! counts per group, chains of supply, yes/no), measured apart.
 
 use daemoniq::backends::{self, Embedded};
 use daemoniq::config::{AnswerConfig, BackendConfig, HttpConfig, IndexConfig};
@@ -42,6 +44,18 @@ const QUESTIONS: &[&str] = &[
     "what is the minimum airflow of vav-1-05",
     "How many vacation days do employees get?",
     "what feeds VAV-9-99?",
+];
+
+/// Questions the graph query engine composes into one SPARQL query.
+const COMPOSED: &[&str] = &[
+    "how many vavs per ahu",
+    "which vavs on ahu-3 don't have a co2 sensor",
+    "which chillers are upstream of VAV-1-05",
+    "list all the chillers",
+    "how many points does AHU-1 have",
+    "which zones does AHU-2 serve",
+    "is VAV-3-02 fed by AHU-1?",
+    "which pumps feed the ahu-2 cooling coil",
 ];
 
 async fn state() -> (Arc<AppState>, tempfile::TempDir) {
@@ -124,9 +138,11 @@ struct Run {
     wall: Duration,
     stages: BTreeMap<String, f64>,
     statuses: BTreeMap<String, usize>,
+    /// Answers the graph query engine composed.
+    composed: usize,
 }
 
-async fn run(base: &str, clients: usize, total: usize) -> Run {
+async fn run(base: &str, questions: &'static [&'static str], clients: usize, total: usize) -> Run {
     let client = reqwest::Client::new();
     let started = Instant::now();
     let mut tasks = Vec::new();
@@ -137,7 +153,7 @@ async fn run(base: &str, clients: usize, total: usize) -> Run {
         tasks.push(tokio::spawn(async move {
             let mut out = Vec::with_capacity(n);
             for i in 0..n {
-                let q = QUESTIONS[(c * 7 + i) % QUESTIONS.len()];
+                let q = questions[(c * 7 + i) % questions.len()];
                 let t = Instant::now();
                 let v: Value = client
                     .post(&url)
@@ -156,9 +172,11 @@ async fn run(base: &str, clients: usize, total: usize) -> Run {
     let mut latencies = Vec::new();
     let mut stages: BTreeMap<String, f64> = BTreeMap::new();
     let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
+    let mut composed = 0;
     for t in tasks {
         for (d, v) in t.await.unwrap() {
             latencies.push(d);
+            composed += usize::from(v["trace"]["graph"]["answer"].is_object());
             *statuses
                 .entry(v["status"].as_str().unwrap_or("?").to_owned())
                 .or_default() += 1;
@@ -180,6 +198,7 @@ async fn run(base: &str, clients: usize, total: usize) -> Run {
         wall,
         stages,
         statuses,
+        composed,
     }
 }
 
@@ -209,30 +228,33 @@ fn main() {
             let _ = rx.await;
         }));
         // Warm-up: model, caches, connections.
-        run(&base, 1, QUESTIONS.len() * 2).await;
-        println!(
-            "chat over HTTP, {} questions in rotation, {total} requests per run",
-            QUESTIONS.len()
-        );
-        println!("clients |  p50 ms |  p95 ms |  p99 ms |  req/s | statuses");
-        for clients in [1, 8] {
-            let r = run(&base, clients, total).await;
+        run(&base, QUESTIONS, 1, QUESTIONS.len() * 2).await;
+        for (name, questions) in [("mixed", QUESTIONS), ("composed graph", COMPOSED)] {
             println!(
-                "{clients:>7} | {:>7.2} | {:>7.2} | {:>7.2} | {:>6.1} | {:?}",
-                pct(&r.latencies, 0.50),
-                pct(&r.latencies, 0.95),
-                pct(&r.latencies, 0.99),
-                r.latencies.len() as f64 / r.wall.as_secs_f64(),
-                r.statuses
+                "chat over HTTP, {name} questions: {} in rotation, {total} requests per run",
+                questions.len()
             );
-            println!(
-                "        mean ms per stage: {}",
-                r.stages
-                    .iter()
-                    .map(|(k, v)| format!("{k} {v:.2}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+            println!("clients |  p50 ms |  p95 ms |  p99 ms |  req/s | composed | statuses");
+            for clients in [1, 8] {
+                let r = run(&base, questions, clients, total).await;
+                println!(
+                    "{clients:>7} | {:>7.2} | {:>7.2} | {:>7.2} | {:>6.1} | {:>8} | {:?}",
+                    pct(&r.latencies, 0.50),
+                    pct(&r.latencies, 0.95),
+                    pct(&r.latencies, 0.99),
+                    r.latencies.len() as f64 / r.wall.as_secs_f64(),
+                    r.composed,
+                    r.statuses
+                );
+                println!(
+                    "        mean ms per stage: {}",
+                    r.stages
+                        .iter()
+                        .map(|(k, v)| format!("{k} {v:.2}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
         }
         let _ = tx.send(());
         server.await.unwrap().unwrap();

@@ -111,3 +111,32 @@ eval_set demo_campus gated "$reports/demo-remote" \
 # A failing gate is reported; a crash, an error or a skipped set still fails.
 echo "== daemoniq eval --set g36_docs (reported, not gated)"
 eval_set g36_docs reported "$reports/g36"
+# The building-model set (real Brick and Haystack models in ../shared/data
+# and the demo campus, each asked over its model alone, expected answers
+# computed by SPARQL) is evaluated and reported but NOT gated yet: the graph
+# query engine is below its entity-F1 gate (issue 14 gates it). It runs with
+# the graph embedded and in the Oxigraph server, and both runs must score
+# every question the same.
+echo "== daemoniq eval --set building_models (reported, not gated)"
+eval_set building_models reported "$reports/models"
+echo "== daemoniq eval --set building_models, the graph in the Oxigraph server"
+eval_set building_models reported "$reports/models-remote" \
+  --sparql-query-url "$DAEMONIQ_TEST_SPARQL_URL/query" \
+  --sparql-update-url "$DAEMONIQ_TEST_SPARQL_URL/update"
+python3 - "$reports/models/eval_report.json" "$reports/models-remote/eval_report.json" <<'PY'
+import json, sys
+
+def scores(path):
+    with open(path) as f:
+        report = json.load(f)
+    keep = ("status", "pass", "entity_f1", "wrong_result", "answer_text", "failures")
+    return {q["id"]: {k: q["score"].get(k) for k in keep} for q in report["questions"]}
+
+embedded, remote = scores(sys.argv[1]), scores(sys.argv[2])
+differ = sorted(q for q in embedded.keys() | remote.keys() if embedded.get(q) != remote.get(q))
+if differ:
+    for q in differ[:10]:
+        print(f"  {q}: embedded {embedded.get(q)}\n  {' ' * len(q)}  remote   {remote.get(q)}", file=sys.stderr)
+    sys.exit(f"FAILED: building_models scores differ between the embedded and the Oxigraph server graph on {len(differ)} question(s)")
+print(f"building_models: embedded and Oxigraph server runs score all {len(embedded)} questions the same")
+PY

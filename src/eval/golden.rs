@@ -441,13 +441,25 @@ mod tests {
         assert!(gates.gates.iter().any(|g| g.enforced));
         let files = load_goldens(&root.join("golden"), &root, &gates).unwrap();
         let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, ["demo_campus", "g36_docs"]);
+        assert_eq!(names, ["demo_campus", "g36_docs", "building_models"]);
         assert_eq!(files[0].rel_path, "golden/demo_campus.json");
         assert!(!files[0].has_files_root);
         assert_eq!(files[0].files_root, ".");
         assert_eq!(files[1].files_root, "../shared/data");
         assert_eq!(files[0].questions.len(), 79);
         assert_eq!(files[1].questions.len(), 17);
+        // The model-based set: every question names one of its models.
+        let models = &files[2];
+        assert!(models.models.len() >= 6);
+        assert!(models.questions.len() >= 100);
+        assert!(models.questions.iter().all(|q| {
+            q.model
+                .as_ref()
+                .is_some_and(|m| models.models.contains_key(m))
+        }));
+        let (path, base) = &models.model_files(&root, "campus")[0];
+        assert_eq!(path, &root.join("graph/northfield_campus.ttl"));
+        assert_eq!(base, &root);
     }
 
     #[test]

@@ -426,7 +426,12 @@ mod tests {
                 files_root: ".".into(),
                 has_files_root: false,
                 // The two questions measure neither conflicts nor pages.
-                not_applicable: vec!["conflict_accuracy".into(), "page_label_accuracy".into()],
+                not_applicable: vec![
+                    "conflict_accuracy".into(),
+                    "page_label_accuracy".into(),
+                    "entity_f1".into(),
+                    "wrong_results".into(),
+                ],
                 models: Default::default(),
                 questions,
             }],

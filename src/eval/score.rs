@@ -854,3 +854,43 @@ fn page_checks(q: &Question, evidence: &[Value], env: &Value) -> Vec<PageCheck> 
     }
     out
 }
+
+#[cfg(test)]
+mod graph_tests {
+    use super::*;
+
+    #[test]
+    fn graph_results_are_scored_by_entity_f1_and_exact_counts() {
+        use crate::eval::golden::ResultKind;
+        let set = |v: &[&str]| {
+            v.iter()
+                .map(|s| (*s).to_owned())
+                .collect::<BTreeSet<String>>()
+        };
+        let expected = ExpectedResult {
+            set: set(&["a", "b", "c", "d"]),
+            count: Some(4),
+            boolean: Some(false),
+            ..ExpectedResult::default()
+        };
+        // Half of four found, with one extra: P 2/3, R 1/2.
+        let got = serde_json::json!({"kind": "set", "items": ["a", "b", "x"]});
+        let (f, _) = graph_result(ResultKind::Set, &expected, &got);
+        assert!((f - 4.0 / 7.0).abs() < 1e-9, "{f}");
+        // Nothing in common: 0, a wrong answer.
+        let got = serde_json::json!({"kind": "set", "items": ["x"]});
+        assert_eq!(graph_result(ResultKind::Set, &expected, &got).0, 0.0);
+        // Counts are exact, and must be counts.
+        let got = serde_json::json!({"kind": "count", "count": 4, "items": []});
+        assert_eq!(graph_result(ResultKind::Count, &expected, &got).0, 1.0);
+        let got = serde_json::json!({"kind": "set", "count": 4, "items": []});
+        assert_eq!(graph_result(ResultKind::Count, &expected, &got).0, 0.0);
+        let got = serde_json::json!({"kind": "count", "count": 3});
+        assert_eq!(graph_result(ResultKind::Count, &expected, &got).0, 0.0);
+        // Yes/no: the polarity.
+        let got = serde_json::json!({"kind": "boolean", "boolean": true});
+        assert_eq!(graph_result(ResultKind::Boolean, &expected, &got).0, 0.0);
+        // Both empty agree.
+        assert_eq!(f1::<String>(&BTreeSet::new(), &BTreeSet::new()), 1.0);
+    }
+}

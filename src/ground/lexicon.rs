@@ -628,9 +628,12 @@ impl Lexicon {
             .filter(|n| !labelled.contains(n))
             .collect();
         unlabelled.sort_unstable();
+        // A local name spelt like a class ("Occupancy_Sensor") names the
+        // class when asked, not that one node.
+        let class_keys: HashSet<String> = self.classes.iter().map(|c| key(&c.label)).collect();
         for n in unlabelled {
             let local = vocab::local_name(n);
-            if !local.is_empty() && local != n {
+            if !local.is_empty() && local != n && !class_keys.contains(&key(local)) {
                 ordered.push((n, local));
             }
         }

@@ -624,8 +624,10 @@ async fn reached(id: &str, way: &str) -> BTreeMap<String, u64> {
 /// Every feeds fact a chat answer states about the golden sets' topology
 /// and conflict questions names only nodes that `/api/topology/upstream` or
 /// `/downstream` of its subject reaches, a "directly" fact names exactly
-/// the nodes one hop away, and a "Yes: A feeds B" is a path the API walks:
-/// the answers and the topology API walk the graph the same way.
+/// the nodes one hop away, and a "Yes: A feeds B" is a path the API walks;
+/// and every node a composed supply answer lists is one the API reaches
+/// from a node the question names: the answers and the topology API walk
+/// the graph the same way.
 #[tokio::test]
 async fn chat_feeds_facts_agree_with_the_topology_api() {
     let state = common::campus_state().await;
@@ -649,6 +651,34 @@ async fn chat_feeds_facts_agree_with_the_topology_api() {
     for question in &questions {
         let (status, v) = post(Arc::clone(&state), "/chat", json!({ "query": question })).await;
         assert_eq!(status, 200, "{question}: {v}");
+        // A composed answer about supply: every node it lists is one the
+        // topology API reaches from a node the question names.
+        let graph = &v["trace"]["graph"];
+        let supply = graph["understood"]
+            .as_str()
+            .is_some_and(|u| u.contains("feed") || u.contains("fed by"));
+        if supply && graph["answer"]["kind"] == json!("set") {
+            let named: Vec<String> = v["trace"]["grounding"]["entities"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|e| e["kind"] == json!("instance"))
+                .map(|e| e["iri"].as_str().unwrap().to_owned())
+                .collect();
+            let mut reach: BTreeSet<String> = BTreeSet::new();
+            for n in &named {
+                reach.extend(reached(n, "upstream").await.into_keys());
+                reach.extend(reached(n, "downstream").await.into_keys());
+            }
+            for item in graph["answer"]["items"].as_array().into_iter().flatten() {
+                let item = item.as_str().unwrap();
+                assert!(
+                    reach.contains(item),
+                    "{question}: {item} is not reached from {named:?}"
+                );
+            }
+            checked += 1;
+        }
         for fact in v["trace"]["graph"]["facts"]
             .as_array()
             .into_iter()

@@ -52,7 +52,8 @@ async fn run() -> Arc<Run> {
         assert_eq!(ingest.counts.documents, docs.len());
         assert_eq!(ingest.counts.failed, 0, "{:?}", ingest.errors);
         let target = Target::InProcess(state);
-        let responses = eval::ask_all(&target, &plan, &ProgressBar::hidden())
+        let questions = plan.questions().map(|(_, q)| q);
+        let responses = eval::ask_all(&target, questions, &ProgressBar::hidden())
             .await
             .unwrap();
         let known = target
@@ -274,4 +275,57 @@ async fn a_server_resolves_citations_like_the_process_does() {
             .contains_key("golden/corpus/northfield_soo_ahu.md")
     );
     server.stop().await;
+}
+
+/// The building-model set, model by model: the chiller plant (no labels) and
+/// the demo campus, each loaded alone; every expected SPARQL runs on the
+/// model's own store, and the report scores the graph results on entity F1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_based_questions_are_asked_over_their_model_alone() {
+    if common::shared_data().is_none() {
+        return;
+    }
+    let mut plan = Plan::load(&common::root().join("golden"), None).unwrap();
+    plan.only(&["building_models".to_owned()]).unwrap();
+    for f in &mut plan.files {
+        f.questions
+            .retain(|q| matches!(q.model.as_deref(), Some("chiller_plant" | "campus")));
+    }
+    let asked = plan.questions().count();
+    assert!(asked >= 40, "{asked}");
+    let runs = eval::ModelRuns {
+        sources: common::sources(Vec::new()),
+        backends: Default::default(),
+        answer: Default::default(),
+    };
+    let r = eval::evaluate(None, &plan, None, Some(&runs), &ProgressBar::hidden())
+        .await
+        .unwrap();
+    assert_eq!(r.questions.len(), asked);
+    let m = r.scope("building_models").unwrap();
+    // Every answer question was scored on its graph result.
+    assert_eq!(m.entity_f1.den, m.answer_questions);
+    let score = |id: &str| {
+        r.questions
+            .iter()
+            .find(|q| q.id == id)
+            .unwrap_or_else(|| panic!("no {id}"))
+            .score
+            .clone()
+    };
+    // Unlabelled chillers, named by their IRIs, listed whole.
+    let s = score("bm-cp-01");
+    assert_eq!(s.entity_f1, Some(1.0), "{:?}", s.failures);
+    // Upstream of a named node, one hop: what feeds ch-1.
+    assert_eq!(score("bm-cp-04").entity_f1, Some(1.0));
+    // A count per group on the campus: VAVs per AHU.
+    assert_eq!(score("bm-nf-01").entity_f1, Some(1.0));
+    // A node the model does not have is an abstention, not a "none".
+    assert!(score("bm-cp-26").abstained);
+    // The citations are the model's file, relative to its own root.
+    assert!(
+        s.evidence_files.contains("brick/chiller-plant.ttl"),
+        "{:?}",
+        s.evidence_files
+    );
 }

@@ -56,6 +56,7 @@ pub async fn answer(
 ) -> Result<Outcome, Fault> {
     let t = Instant::now();
     let reading = read::read(q, cues, view);
+    tracing::debug!(reading = ?reading, "question read");
     let plan = match reading {
         Reading::NotGraph => {
             tracing::debug!("not a composed graph question");
@@ -85,6 +86,18 @@ pub async fn answer(
         tracing::info!("composed unit query found no unit; left to the documents");
         trace.graph.answer = None;
         return Ok(Outcome::Pass);
+    }
+    let empty = result.items.is_empty() && result.boolean != Some(true) && result.groups.is_empty();
+    if plan.loose && empty {
+        tracing::info!("empty result over a loosely read class; abstaining");
+        trace.graph.answer = None;
+        return Ok(Outcome::Drafted {
+            draft: Draft::Abstain(Reason::Unsupported {
+                understood: plan.understood.clone(),
+                why: "the graph has none of the kind as read, and that kind was read loosely from the words".into(),
+            }),
+            about_supply: false,
+        });
     }
     if let Some(q2) = instead(&plan, &result) {
         trace.graph.queries.push(q2.clone());
@@ -158,6 +171,8 @@ fn instead(plan: &Plan, r: &GraphResult) -> Option<String> {
         having: None,
         not_family_of: Vec::new(),
         understood: String::new(),
+        cited: Vec::new(),
+        loose: false,
     };
     Some(follow.sparql())
 }
@@ -287,7 +302,7 @@ fn anchors(plan: &Plan) -> Vec<String> {
             out.push(iri.clone());
         }
     }
-    for (_, iri) in &plan.body.values {
+    for iri in plan.body.values.iter().map(|(_, i)| i).chain(&plan.cited) {
         if !out.contains(iri) {
             out.push(iri.clone());
         }

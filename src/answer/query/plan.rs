@@ -29,6 +29,7 @@ const LOCATION: &str = "(brick:hasLocation|^brick:isLocationOf)";
 /// A class and everything under it, equivalent to it, an alias of it or
 /// replaced by it (Brick 1.4 names `brick:Air_Handling_Unit` an alias of
 /// `brick:AHU`, and replaces `brick:Room` by `rec:Room`).
+const SUBCLASS: &str = "(rdfs:subClassOf|owl:equivalentClass|^owl:equivalentClass|brick:aliasOf|^brick:aliasOf|brick:isReplacedBy|^brick:isReplacedBy)";
 const CLASS_PATH: &str = "a/(rdfs:subClassOf|owl:equivalentClass|^owl:equivalentClass|brick:aliasOf|^brick:aliasOf|brick:isReplacedBy|^brick:isReplacedBy)*";
 
 impl Rel {
@@ -140,9 +141,14 @@ impl Block {
                 .iter()
                 .chain(self.any_of.iter().flatten())
                 .any(|l| matches!(l.from, Slot::Node(_)) || matches!(l.to, Slot::Node(_)));
+        // A Haystack record is also of the class its markers stand for.
         let types = |out: &mut String| {
             for (slot, class) in &self.types {
-                let _ = writeln!(out, "{indent}{} {CLASS_PATH} <{class}> .", slot.sparql());
+                let v = slot.sparql();
+                let _ = writeln!(
+                    out,
+                    "{indent}{{ {v} {CLASS_PATH} <{class}> }} UNION {{ {v} dq:hasHaystackTag/dq:brickClass/{SUBCLASS}* <{class}> }}"
+                );
             }
         };
         if !anchored {
@@ -223,6 +229,12 @@ pub struct Plan {
     pub not_family_of: Vec<String>,
     /// What was understood, in words (the trace and `limitations`).
     pub understood: String,
+    /// Named nodes the question went through to reach its subject ("the
+    /// zone temp of Core_ZN": the zone), cited with the answer.
+    pub cited: Vec<String>,
+    /// A class was read loosely from the words: an empty result is not
+    /// trusted as "none".
+    pub loose: bool,
 }
 
 /// Longest list of witnesses a yes/no query fetches.

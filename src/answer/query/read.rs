@@ -159,9 +159,40 @@ struct Parts<'a> {
     classes: Vec<ClassMention>,
     /// Text of names this reading resolved beyond the grounder.
     resolved: Vec<String>,
+    /// Named nodes replaced by one of their parts or points.
+    context: Vec<String>,
+    /// A class and a number that name no one node ("floor 4").
+    unknown: Vec<String>,
+    /// A point type was inferred loosely ([`LOOSE`]).
+    loose: bool,
     /// A point word said of an equipment class ("reheat valve point"):
     /// which point of it is meant is not read.
     unsure: bool,
+}
+
+/// A point type grounded below this confidence was inferred loosely from
+/// its words ("discharge air temp" without "sensor"): an empty result of a
+/// query over it is not trusted.
+const LOOSE: f64 = 0.8;
+
+/// A class with at least this many subclasses is a generic word.
+const GENERIC_KINDS: usize = 150;
+
+/// How many classes lie under `class`, counting up to `cap`.
+fn descendants(onto: &crate::ontology::Ontology, class: &str, cap: usize) -> usize {
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut stack: Vec<&str> = vec![class];
+    while let Some(c) = stack.pop() {
+        for child in onto.children(c) {
+            if seen.insert(child.as_str()) {
+                if seen.len() >= cap {
+                    return seen.len();
+                }
+                stack.push(child);
+            }
+        }
+    }
+    seen.len()
 }
 
 fn class_iri(name: &str) -> String {
@@ -193,6 +224,9 @@ impl<'a> Parts<'a> {
             nodes,
             classes: Vec::new(),
             resolved: Vec::new(),
+            context: Vec::new(),
+            unknown: Vec::new(),
+            loose: false,
             unsure: false,
         };
         let g = &q.grounding;
@@ -205,6 +239,7 @@ impl<'a> Parts<'a> {
         for t in &g.point_types {
             if let Some(c) = &t.brick_class {
                 found.push((class_iri(c), t.span));
+                p.loose |= t.confidence < LOOSE;
             }
         }
         for e in g.entities.iter().filter(|e| e.kind == EntityKind::Class) {
@@ -254,10 +289,11 @@ impl<'a> Parts<'a> {
             }
         }
         p.classes.sort_by_key(|c| c.span.start);
+        p.partial_names();
         p.classes_by_label();
         p.class_then_number();
-        p.part_of_node();
         p.the_only_one();
+        p.part_of_node();
         p.restatements();
         p
     }
@@ -281,6 +317,97 @@ impl<'a> Parts<'a> {
                         .any(|t| view.onto.is_a(t, &c.iri))
             })
         });
+    }
+
+    /// "components of psz-ac-2": words the grounder left alone that spell
+    /// a run of letters and digits inside node names ("PSZ-AC-2" in
+    /// "Perimeter_ZN_1-ZN-PSZ-AC-2-Unitary-HP", its fan, its coils …) name
+    /// the one such node that holds the others.
+    fn partial_names(&mut self) {
+        let covered = |p: &Self, w: &Word| {
+            p.classes.iter().any(|c| c.span.covers(w.span))
+                || p.nodes.iter().any(|n| n.span.covers(w.span))
+        };
+        let mut runs: Vec<Vec<Word>> = Vec::new();
+        let mut run: Vec<Word> = Vec::new();
+        for w in &self.words {
+            let joined = run.last().is_some_and(|l| {
+                self.lower[l.span.end..w.span.start]
+                    .chars()
+                    .all(|c| "-_ ".contains(c))
+                    && w.span.start - l.span.end <= 1
+            });
+            let free = !covered(self, w)
+                && !<Cue as strum::IntoEnumIterator>::iter().any(|c| self.cues.is(c, &w.text));
+            if free && (joined || run.is_empty()) {
+                run.push(w.clone());
+            } else {
+                if !run.is_empty() {
+                    runs.push(std::mem::take(&mut run));
+                }
+                if free {
+                    run.push(w.clone());
+                }
+            }
+        }
+        if !run.is_empty() {
+            runs.push(run);
+        }
+        let topo = self.view.topo;
+        for run in runs {
+            let tokens: Vec<String> = run.iter().flat_map(|w| name_tokens(&w.text)).collect();
+            let letters = tokens.iter().any(|t| t.chars().all(char::is_alphabetic));
+            let digits = tokens.iter().any(|t| t.chars().all(|c| c.is_ascii_digit()));
+            if !(letters && digits) || tokens.len() < 2 {
+                continue;
+            }
+            let found: Vec<&str> = topo
+                .nodes()
+                .filter(|n| {
+                    let name = name_tokens(&name_of(self.view, n).to_lowercase());
+                    name.windows(tokens.len()).any(|w| w == tokens.as_slice())
+                })
+                .collect();
+            let roots: Vec<&str> = found
+                .iter()
+                .copied()
+                .filter(|n| {
+                    !found.iter().any(|m| {
+                        m != n
+                            && (topo.parts(m).iter().any(|x| x == n)
+                                || topo.out_of(m, TopoRel::HasPoint).iter().any(|x| x == n))
+                    })
+                })
+                .collect();
+            // Of several, the one that supplies the others (a unit and the
+            // diffuser it feeds).
+            let supplied: Vec<&str> = roots
+                .iter()
+                .copied()
+                .filter(|n| {
+                    roots.iter().any(|m| {
+                        m != n && topo.walk(m, crate::topology::Way::Downstream, 8).reaches(n)
+                    })
+                })
+                .collect();
+            let roots: Vec<&str> = roots
+                .into_iter()
+                .filter(|n| !supplied.contains(n))
+                .collect();
+            if let [one] = roots.as_slice() {
+                let span = Span {
+                    start: run[0].span.start,
+                    end: run[run.len() - 1].span.end,
+                };
+                self.resolved
+                    .push(self.lower[span.start..span.end].to_owned());
+                self.nodes.push(NodeMention {
+                    iri: (*one).to_owned(),
+                    span,
+                });
+                self.nodes.sort_by_key(|m| m.span.start);
+            }
+        }
     }
 
     /// Words the grounder left alone that name a Brick class by its label
@@ -395,6 +522,7 @@ impl<'a> Parts<'a> {
                 };
                 self.resolved
                     .push(self.lower[span.start..span.end].to_owned());
+                self.context.push(n.iri.clone());
                 self.nodes[k] = NodeMention {
                     iri: one.clone(),
                     span,
@@ -415,10 +543,10 @@ impl<'a> Parts<'a> {
             let c = &self.classes[i];
             let the = self.lower[..c.span.start].trim_end().ends_with(" the")
                 || self.lower[..c.span.start].trim_end() == "the";
-            if !the
-                || c.generic
-                || (self.nodes.is_empty() && !self.cues.is(Cue::YesNo, self.first_word()))
-            {
+            // The focus of a list ("the VAVs") stays a class.
+            let focus =
+                i == 0 && self.nodes.is_empty() && !self.cues.is(Cue::YesNo, self.first_word());
+            if !the || c.generic || focus {
                 i += 1;
                 continue;
             }
@@ -484,15 +612,9 @@ impl<'a> Parts<'a> {
             }
         }
         let onto = self.view.onto;
-        // A root class of Brick (Equipment, Point, Location …) narrows nothing.
-        let root = onto.class(&iri).is_some_and(|c| {
-            c.parents.iter().all(|p| {
-                !p.starts_with(vocab::BRICK)
-                    || onto
-                        .class(p)
-                        .is_none_or(|pc| !pc.parents.iter().any(|q| q.starts_with(vocab::BRICK)))
-            })
-        });
+        // A class with a great many kinds under it (Equipment, Point,
+        // Location) narrows nothing.
+        let root = descendants(onto, &iri, GENERIC_KINDS) >= GENERIC_KINDS;
         self.classes.push(ClassMention {
             point: onto.is_a(&iri, &vocab::brick("Point")),
             location: onto.is_a(&iri, &vocab::brick("Location")),
@@ -546,6 +668,9 @@ impl<'a> Parts<'a> {
                 self.nodes.sort_by_key(|m| m.span.start);
                 self.classes.remove(i);
             } else {
+                // "floor 4" where the building has no (or several) floor 4.
+                self.unknown
+                    .push(self.lower[span.start..span.end].to_owned());
                 i += 1;
             }
         }
@@ -602,7 +727,7 @@ impl<'a> Parts<'a> {
                     let after = self.lower[at + entry.len()..].chars().next();
                     let starts = entry.chars().next().is_some_and(char::is_alphanumeric);
                     let ends = entry.chars().next_back().is_some_and(char::is_alphanumeric);
-                    if !(starts && word(before)) && !(ends && word(after)) {
+                    if !(starts && word(before) || ends && word(after)) {
                         out.push(at);
                     }
                 }
@@ -720,10 +845,33 @@ pub fn class_words(view: GraphView<'_>, iri: &str) -> String {
         .unwrap_or_else(|| vocab::local_name(iri).replace('_', " "))
 }
 
+/// A name as lower-case tokens, letters and digits apart: "PSZ-AC-2" and
+/// "psz ac2" are both `psz ac 2`.
+fn name_tokens(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut digit = false;
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            let d = c.is_ascii_digit();
+            if !cur.is_empty() && d != digit {
+                out.push(std::mem::take(&mut cur));
+            }
+            digit = d;
+            cur.push(c);
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
 fn last_number(name: &str) -> Option<u64> {
     name.split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .next_back()
+        .rfind(|s| !s.is_empty())
         .and_then(|s| s.parse().ok())
 }
 
@@ -741,19 +889,41 @@ const X: &str = "x";
 /// Reads a question into a plan.
 pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
     let p = Parts::new(q, cues, view);
+    match compose(&p, q) {
+        Reading::Plan(mut plan) => {
+            plan.cited.extend(p.context.iter().cloned());
+            plan.loose = p.loose;
+            Reading::Plan(plan)
+        }
+        other => other,
+    }
+}
+
+fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     if !p.unresolved(q).is_empty() || p.unsure {
         return Reading::NotGraph;
     }
-    // Definitions, products, tags and paths are answered elsewhere.
+    if let Some(name) = p.unknown.first() {
+        return Reading::Unsupported {
+            understood: format!("a question about {name}"),
+            why: format!("the building graph has no one node named {name}"),
+        };
+    }
+    // Definitions, products (the catalogue, not the building), tags and
+    // paths are answered elsewhere.
     let elsewhere = [
         Cue::Define,
         Cue::DefinePhrase,
         Cue::Product,
-        Cue::ProductPhrase,
         Cue::Tags,
         Cue::Path,
     ];
-    if elsewhere.iter().any(|&c| p.has(c)) {
+    let product = q
+        .grounding
+        .entities
+        .iter()
+        .any(|e| e.kind == EntityKind::Product);
+    if product || elsewhere.iter().any(|&c| p.has(c)) {
         return Reading::NotGraph;
     }
     let left = p.unexplained();
@@ -766,18 +936,18 @@ pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
     }
     if p.yes_no() {
         if p.nodes.len() >= 2 {
-            return between(&p);
+            return between(p);
         }
         if p.nodes.len() == 1 && !p.classes.is_empty() {
-            return has_all(&p);
+            return has_all(p);
         }
     }
-    if let Some(r) = per_group(&p) {
+    if let Some(r) = per_group(p) {
         return r;
     }
     match p.nodes.len() {
-        1 => anchored(&p),
-        0 => by_class(&p),
+        1 => anchored(p),
+        0 => by_class(p),
         _ => Reading::NotGraph,
     }
 }
@@ -840,6 +1010,8 @@ fn between(p: &Parts<'_>) -> Reading {
         having: None,
         not_family_of: Vec::new(),
         understood,
+        cited: Vec::new(),
+        loose: false,
     }))
 }
 
@@ -869,6 +1041,8 @@ fn has_all(p: &Parts<'_>) -> Reading {
         having: None,
         not_family_of: Vec::new(),
         understood: format!("whether {} has {}", p.name(&a.iri), said.join(" and ")),
+        cited: Vec::new(),
+        loose: false,
     }))
 }
 
@@ -954,6 +1128,8 @@ fn per_group(p: &Parts<'_>) -> Option<Reading> {
         having: None,
         not_family_of: Vec::new(),
         understood,
+        cited: Vec::new(),
+        loose: false,
     })))
 }
 
@@ -996,6 +1172,13 @@ fn narrowing(p: &Parts<'_>, target: &ClassMention, plan: &mut Plan) {
         };
         if !c.generic {
             b.types.push((Slot::var(&v), c.iri.clone()));
+        }
+        // "which equipment is a rooftop unit": the class is what it is.
+        let between = p.lower[target.span.end..c.span.start].trim();
+        if !c.generic && matches!(between, "is a" | "is an" | "are" | "that is a" | "that are") {
+            plan.body.types.push((x.clone(), c.iri.clone()));
+            plan.understood = format!("the {}", p.class_name(c));
+            continue;
         }
         let negated = neg.iter().any(|&n| n > target.span.end && n < c.span.start);
         let more = p.first(Cue::More);
@@ -1072,6 +1255,8 @@ fn anchored(p: &Parts<'_>) -> Reading {
             having: None,
             not_family_of: Vec::new(),
             understood,
+            cited: Vec::new(),
+            loose: false,
         }));
     }
     let rel = match p.relation() {
@@ -1083,12 +1268,22 @@ fn anchored(p: &Parts<'_>) -> Reading {
         None => None,
     };
     let points_asked = p.classes.iter().any(|c| c.point) && rel.is_none();
+    let mut data_whole = false;
     let (rel, at) = match rel {
         Some(r) => r,
         None if points_asked => (Rel::Point, 0),
         None => match (specific, focus.as_ref()) {
+            // No relation word: the direction is the one the data has
+            // ("ahu1 rvavs": the boxes AHU-1 feeds); a position past the
+            // node reads as "the node is the subject".
             (Some(c), _) => match relation_in_data(p, &a.iri, c) {
-                Some(r) => (r, 0),
+                Some((r, subject)) => {
+                    data_whole = r == Rel::Part && !subject;
+                    (r, if subject { usize::MAX } else { 0 })
+                }
+                // "How many rooms does Floor 4 have" where the model puts no
+                // room in it: the count is 0 (read from the parts).
+                None if count => (Rel::Part, usize::MAX),
                 None => {
                     return Reading::Unsupported {
                         understood: format!("the {} related to {name}", p.class_name(c)),
@@ -1099,11 +1294,44 @@ fn anchored(p: &Parts<'_>) -> Reading {
                     };
                 }
             },
+            // "vav1 DAT sensor?": the question names one node through
+            // another; the answer is that node.
+            _ if !p.context.is_empty() && p.classes.is_empty() => {
+                return Reading::Plan(Box::new(Plan {
+                    shape,
+                    target: X.into(),
+                    body: Block {
+                        values: vec![(X.to_owned(), a.iri.clone())],
+                        ..Block::default()
+                    },
+                    absent: Vec::new(),
+                    having: None,
+                    not_family_of: Vec::new(),
+                    understood: format!(
+                        "the point or part of {} asked about",
+                        p.name(&p.context[0])
+                    ),
+                    cited: Vec::new(),
+                    loose: false,
+                }));
+            }
             _ => return Reading::NotGraph,
         },
     };
     if !p.has_edges(rel) {
         return unsupported(p, rel);
+    }
+    // The model records nothing of this relation for this node (nor its
+    // parts, nor the spaces it is in): "none" would claim what it does
+    // not know.
+    if !touches(p, &a.iri, rel) {
+        return Reading::Unsupported {
+            understood: format!("'{}' about {name}", rel.as_str()),
+            why: format!(
+                "the building data records no '{}' relation for {name}",
+                rel.as_str()
+            ),
+        };
     }
     let mut plan = Plan {
         shape,
@@ -1113,12 +1341,25 @@ fn anchored(p: &Parts<'_>) -> Reading {
         having: None,
         not_family_of: Vec::new(),
         understood: String::new(),
+        cited: Vec::new(),
+        loose: false,
     };
     let direct_asked = p.has(Cue::Direct);
     let chain_asked = p.has(Cue::Transitive)
         || p.has(Cue::Upstream) && p.words.iter().any(|w| w.text == "upstream")
         || p.words.iter().any(|w| w.text == "downstream");
-    let reach = if direct_asked {
+    // With a class asked for: one hop when a neighbour of that class is
+    // there ("which pumps feed the AHU-2 cooling coil"), the chain when
+    // not ("which zones does AHU-1 serve").
+    let near = specific.is_some_and(|c| {
+        let topo = p.view.topo;
+        let tr = topo_rel(rel);
+        topo.out_of(&a.iri, tr)
+            .into_iter()
+            .chain(topo.into(&a.iri, tr))
+            .any(|n| p.view.is_a_any(&n, std::slice::from_ref(&c.iri)))
+    });
+    let reach = if direct_asked || (near && !chain_asked) {
         Reach::Direct
     } else if specific.is_some() || chain_asked {
         Reach::Transitive
@@ -1150,18 +1391,20 @@ fn anchored(p: &Parts<'_>) -> Reading {
         }
         Rel::Part => {
             let part_of = p.first(Cue::PartOf);
-            let whole_asked =
-                part_of.is_some_and(|at| at > a.span.end && p.lower[at..].starts_with("part of"));
+            let whole_asked = data_whole
+                || part_of
+                    .is_some_and(|at| at > a.span.end && p.lower[at..].starts_with("part of"));
             let (from, to) = if whole_asked {
                 (x.clone(), anchor.clone())
             } else {
                 (anchor.clone(), x.clone())
             };
             plan.body.links.push(link(Rel::Part, from, to, reach));
-            plan.understood = if whole_asked {
-                format!("{what} {name} is part of")
-            } else {
-                format!("{what} is part of {name}")
+            plan.understood = match (whole_asked, specific.is_some()) {
+                (true, true) => format!("the {what} that {name} is part of"),
+                (true, false) => format!("what {name} is part of"),
+                (false, true) => format!("the {what} that are part of {name}"),
+                (false, false) => format!("the parts of {name}"),
             };
         }
         Rel::Point => {
@@ -1175,7 +1418,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
                     .links
                     .push(link(Rel::Point, anchor.clone(), x.clone(), Reach::Direct));
             }
-            let point = p.classes.iter().filter(|c| c.point && !c.generic).last();
+            let point = p.classes.iter().rfind(|c| c.point && !c.generic);
             let what = point.map_or_else(|| "points".to_owned(), |c| p.class_name(c));
             if let Some(c) = point {
                 plan.body.types.push((x.clone(), c.iri.clone()));
@@ -1206,6 +1449,20 @@ fn anchored(p: &Parts<'_>) -> Reading {
         plan.understood = format!("how many: {}", plan.understood);
     }
     Reading::Plan(Box::new(plan))
+}
+
+/// Whether the node, one of its parts or a space it is in has an edge of
+/// the relation.
+fn touches(p: &Parts<'_>, node: &str, rel: Rel) -> bool {
+    let topo = p.view.topo;
+    let tr = topo_rel(rel);
+    let mut group = vec![node.to_owned()];
+    group.extend(topo.parts(node));
+    group.extend(topo.containers(node));
+    group.extend(topo.out_of(node, TopoRel::HasLocation));
+    group
+        .iter()
+        .any(|n| !topo.out_of(n, tr).is_empty() || !topo.into(n, tr).is_empty())
 }
 
 /// Whether a feeds question about the named node asks downstream.
@@ -1242,7 +1499,9 @@ fn feeds_down(p: &Parts<'_>, a: &NodeMention, verb: usize) -> bool {
 
 /// The relation this building's data has between a node and a class,
 /// nearest first: points, parts, location, then feeds.
-fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<Rel> {
+/// The bool: the node is the relation's subject (it feeds, or has as part,
+/// what is asked); false for what contains the node or feeds it.
+fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<(Rel, bool)> {
     let view = p.view;
     let is = |iri: &str| {
         view.topo
@@ -1252,10 +1511,14 @@ fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<R
     };
     let topo = view.topo;
     if topo.out_of(node, TopoRel::HasPoint).iter().any(|n| is(n)) {
-        return Some(Rel::Point);
+        return Some((Rel::Point, true));
     }
     if topo.parts(node).iter().any(|n| is(n)) {
-        return Some(Rel::Part);
+        return Some((Rel::Part, true));
+    }
+    // "what floor is room A-214 on": the floor contains the room.
+    if topo.containers(node).iter().any(|n| is(n)) {
+        return Some((Rel::Part, false));
     }
     if topo
         .out_of(node, TopoRel::HasLocation)
@@ -1266,12 +1529,15 @@ fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<R
             .iter()
             .any(|l| topo.containers(l).iter().any(|n| is(n)))
     {
-        return Some(Rel::Location);
+        return Some((Rel::Location, true));
+    }
+    let down = topo.walk(node, crate::topology::Way::Downstream, 32);
+    if down.nodes().any(is) {
+        return Some((Rel::Feeds, true));
     }
     let up = topo.walk(node, crate::topology::Way::Upstream, 32);
-    let down = topo.walk(node, crate::topology::Way::Downstream, 32);
-    if up.nodes().chain(down.nodes()).any(is) {
-        return Some(Rel::Feeds);
+    if up.nodes().any(is) {
+        return Some((Rel::Feeds, false));
     }
     None
 }
@@ -1300,6 +1566,8 @@ fn by_class(p: &Parts<'_>) -> Reading {
         having: None,
         not_family_of: Vec::new(),
         understood: format!("the {}", p.class_name(&target)),
+        cited: Vec::new(),
+        loose: false,
     };
     plan.body.types.push((x.clone(), target.iri.clone()));
     // Fed by (or feeding) other classes: "which equipment is fed by both a
