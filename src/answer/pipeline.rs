@@ -246,6 +246,7 @@ async fn contradicted(
     let Some(docs) = docs.as_deref() else {
         return Ok(answer);
     };
+    let t = Instant::now();
     let composed = trace.graph.clone();
     let step = gather::graph(state.store.as_ref(), view, q, trace).await?;
     let found = gather::documents(Some(docs), cfg, q, &step.graph_ids, r.top_k, trace).await?;
@@ -277,6 +278,7 @@ async fn contradicted(
     )
     .await?;
     trace.conflicts = conflicts.iter().map(|c| c.note.clone()).collect();
+    trace.stages_ms.insert("conflicts".into(), ms(t));
     let used: Vec<usize> = conflicts.iter().filter_map(|c| c.used).collect();
     trace.chunks = trace_chunks(&found.hits, found.selected, &used);
     for c in conflicts {
