@@ -74,9 +74,22 @@ pub async fn answer(
         }
         Reading::Plan(plan) => plan,
     };
-    let sparql = plan.sparql();
     trace.graph.intents = vec!["compose".into()];
     trace.graph.understood = Some(plan.understood.clone());
+    // The classes under each asked class, looked up once, then listed in
+    // the query.
+    let mut classes = std::collections::HashMap::new();
+    for c in plan.classes() {
+        let q = Plan::class_query(&c);
+        trace.graph.queries.push(q.clone());
+        let rows = select(store, q).await?;
+        let list: Vec<String> = rows
+            .iter()
+            .filter_map(|r| r.str("k").map(str::to_owned))
+            .collect();
+        classes.insert(c, list);
+    }
+    let sparql = plan.sparql_with(&classes);
     trace.graph.queries.push(sparql.clone());
     tracing::debug!(sparql = %sparql, "composed query");
     let out = store.query(SparqlQuery::new(sparql)).await?;

@@ -7,7 +7,15 @@
 //! mechanical: the SPARQL in the trace is the query that ran.
 
 use crate::vocab;
+use std::collections::HashMap;
 use std::fmt::Write as _;
+
+/// What rendering carries: a counter for fresh variables, and the classes
+/// under each asked class when they were looked up first.
+struct Ctx<'a> {
+    k: usize,
+    classes: Option<&'a HashMap<String, Vec<String>>>,
+}
 
 /// A relation the engine composes with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +38,6 @@ const LOCATION: &str = "(brick:hasLocation|^brick:isLocationOf)";
 /// replaced by it (Brick 1.4 names `brick:Air_Handling_Unit` an alias of
 /// `brick:AHU`, and replaces `brick:Room` by `rec:Room`).
 const SUBCLASS: &str = "(rdfs:subClassOf|owl:equivalentClass|^owl:equivalentClass|brick:aliasOf|^brick:aliasOf|brick:isReplacedBy|^brick:isReplacedBy)";
-const CLASS_PATH: &str = "a/(rdfs:subClassOf|owl:equivalentClass|^owl:equivalentClass|brick:aliasOf|^brick:aliasOf|brick:isReplacedBy|^brick:isReplacedBy)*";
 
 impl Rel {
     /// Words for the trace and the answer.
@@ -124,14 +131,14 @@ pub struct Block {
 }
 
 impl Block {
-    fn render(&self, out: &mut String, indent: &str) {
-        self.render_ordered(out, indent, false);
+    fn render(&self, out: &mut String, indent: &str, cx: &mut Ctx<'_>) {
+        self.render_ordered(out, indent, false, cx);
     }
 
     /// Patterns in an order Oxigraph evaluates well: the values, then the
     /// links when one starts from a named node or a variable bound outside
     /// (`links_first`), else the types first.
-    fn render_ordered(&self, out: &mut String, indent: &str, links_first: bool) {
+    fn render_ordered(&self, out: &mut String, indent: &str, links_first: bool, cx: &mut Ctx<'_>) {
         for (v, iri) in &self.values {
             let _ = writeln!(out, "{indent}VALUES ?{v} {{ <{iri}> }}");
         }
@@ -141,18 +148,49 @@ impl Block {
                 .iter()
                 .chain(self.any_of.iter().flatten())
                 .any(|l| matches!(l.from, Slot::Node(_)) || matches!(l.to, Slot::Node(_)));
-        // A Haystack record is also of the class its markers stand for.
-        let types = |out: &mut String| {
+        // The classes under the one asked for are found first, from the
+        // class (a subquery, so the store walks the hierarchy once, down
+        // from it); then the nodes of those classes — typed so, or a
+        // Haystack record with a marker that stands for one of them.
+        let types = |out: &mut String, cx: &mut Ctx<'_>| {
             for (slot, class) in &self.types {
                 let v = slot.sparql();
+                let c = format!("?k{}", cx.k);
+                cx.k += 1;
+                match cx.classes.and_then(|m| m.get(class)) {
+                    // Under FILTER NOT EXISTS (evaluated once per row): the
+                    // listed classes as a filter on the node's own type,
+                    // which Oxigraph evaluates in milliseconds where a join
+                    // with a union takes seconds.
+                    Some(list) if !list.is_empty() && links_first => {
+                        let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
+                        let _ = writeln!(
+                            out,
+                            "{indent}{v} a {c} . FILTER({c} IN ({}))",
+                            iris.join(", ")
+                        );
+                        continue;
+                    }
+                    // Looked up before: listed.
+                    Some(list) if !list.is_empty() => {
+                        let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
+                        let _ = writeln!(out, "{indent}VALUES {c} {{ {} }}", iris.join(" "));
+                    }
+                    _ => {
+                        let _ = writeln!(
+                            out,
+                            "{indent}{{ SELECT DISTINCT {c} WHERE {{ {c} {SUBCLASS}* <{class}> }} }}"
+                        );
+                    }
+                }
                 let _ = writeln!(
                     out,
-                    "{indent}{{ {v} {CLASS_PATH} <{class}> }} UNION {{ {v} dq:hasHaystackTag/dq:brickClass/{SUBCLASS}* <{class}> }}"
+                    "{indent}{{ {v} a {c} }} UNION {{ {v} dq:hasHaystackTag/dq:brickClass {c} }}"
                 );
             }
         };
         if !anchored {
-            types(out);
+            types(out, cx);
         }
         for l in &self.links {
             let _ = writeln!(
@@ -178,7 +216,7 @@ impl Block {
             let _ = writeln!(out, "{indent}{}", parts.join(" UNION "));
         }
         if anchored {
-            types(out);
+            types(out, cx);
         }
     }
 }
@@ -224,8 +262,9 @@ pub struct Plan {
     pub absent: Vec<Block>,
     /// A count condition on the target.
     pub having: Option<Having>,
-    /// Named nodes the target must not be, nor be a part or container of
-    /// (what a chain of supply from equipment reaches inside itself).
+    /// Nodes the target must not be: a named node with its parts and what
+    /// it is part of (what a chain of supply from equipment reaches inside
+    /// itself), listed from the topology.
     pub not_family_of: Vec<String>,
     /// What was understood, in words (the trace and `limitations`).
     pub understood: String,
@@ -267,25 +306,64 @@ impl Plan {
     }
 
     /// The SPARQL of the plan, with the project's prefixes.
+    /// Every class the plan asks about.
+    pub fn classes(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let blocks = std::iter::once(&self.body)
+            .chain(&self.absent)
+            .chain(self.having.iter().map(|h| &h.counted));
+        for (_, c) in blocks.flat_map(|b| &b.types) {
+            if !out.contains(c) {
+                out.push(c.clone());
+            }
+        }
+        out
+    }
+
+    /// The query listing the classes under `class` (subclasses,
+    /// equivalents, aliases, replacements): run first, its result goes into
+    /// [`Plan::sparql_with`].
+    pub fn class_query(class: &str) -> String {
+        format!(
+            "{}SELECT DISTINCT ?k WHERE {{ ?k {SUBCLASS}* <{class}> }}",
+            prefixes()
+        )
+    }
+
+    /// The SPARQL of the plan, each class's subclasses found by a subquery.
     pub fn sparql(&self) -> String {
+        self.render_sparql(None)
+    }
+
+    /// The SPARQL of the plan with each class's subclasses listed (from
+    /// [`Plan::class_query`]).
+    pub fn sparql_with(&self, classes: &HashMap<String, Vec<String>>) -> String {
+        self.render_sparql(Some(classes))
+    }
+
+    fn render_sparql(&self, classes: Option<&HashMap<String, Vec<String>>>) -> String {
         let x = format!("?{}", self.target);
         let mut body = String::new();
-        self.body.render(&mut body, "  ");
+        let mut cx = Ctx { k: 0, classes };
+        self.body.render(&mut body, "  ", &mut cx);
         for a in &self.absent {
             body.push_str("  FILTER NOT EXISTS {\n");
-            a.render_ordered(&mut body, "    ", true);
+            a.render_ordered(&mut body, "    ", true, &mut cx);
             body.push_str("  }\n");
         }
-        for n in &self.not_family_of {
-            let _ = writeln!(body, "  FILTER({x} != <{n}>)");
-            let _ = writeln!(body, "  FILTER NOT EXISTS {{ {x} {PART}+ <{n}> }}");
-            let _ = writeln!(body, "  FILTER NOT EXISTS {{ <{n}> {PART}+ {x} }}");
+        if !self.not_family_of.is_empty() {
+            let list: Vec<String> = self
+                .not_family_of
+                .iter()
+                .map(|n| format!("<{n}>"))
+                .collect();
+            let _ = writeln!(body, "  FILTER({x} NOT IN ({}))", list.join(", "));
         }
         let head = prefixes();
         match (&self.shape, &self.having) {
             (_, Some(h)) => {
                 let mut counted = String::new();
-                h.counted.render_ordered(&mut counted, "  ", true);
+                h.counted.render_ordered(&mut counted, "  ", true, &mut cx);
                 let op = if h.more { ">" } else { "<" };
                 format!(
                     "{head}SELECT {x} (COUNT(DISTINCT ?{v}) AS ?n) WHERE {{\n{body}{counted}}}\nGROUP BY {x}\nHAVING (COUNT(DISTINCT ?{v}) {op} {n})\nORDER BY {x}",

@@ -1378,6 +1378,8 @@ fn anchored(p: &Parts<'_>) -> Reading {
             plan.body.links.push(link(Rel::Feeds, from, to, reach));
             if reach == Reach::Transitive {
                 plan.not_family_of.push(a.iri.clone());
+                plan.not_family_of.extend(p.view.topo.parts(&a.iri));
+                plan.not_family_of.extend(p.view.topo.containers(&a.iri));
             }
             plan.understood = format!(
                 "{what} {} {name}{}",
