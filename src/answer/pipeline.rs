@@ -168,7 +168,7 @@ async fn draft(
         );
         return match draft {
             Draft::Answer(answer, used) if about_supply => {
-                let answer = contradicted(state, cfg, r, &snap, view, &q, answer, trace).await?;
+                let answer = contradicted(state, cfg, r, &snap, view, &q, answer, trace).await;
                 Ok(Draft::Answer(answer, used))
             }
             d => Ok(d),
@@ -230,7 +230,9 @@ async fn draft(
 
 /// A composed answer about supply, checked against the documents: a
 /// passage that states another supplier is cited as overruled (graph truth
-/// wins), as for the fact answers.
+/// wins), as for the fact answers. The graph answer never depends on the
+/// documents: when they cannot be searched (the index down), it stands as
+/// it is, with a warning in the trace.
 #[allow(clippy::too_many_arguments)]
 async fn contradicted(
     state: &AppState,
@@ -241,21 +243,57 @@ async fn contradicted(
     q: &Question,
     mut answer: Answer,
     trace: &mut Trace,
-) -> Result<Answer, Fault> {
-    let docs = state.docs();
-    let Some(docs) = docs.as_deref() else {
-        return Ok(answer);
-    };
+) -> Answer {
     let t = Instant::now();
     let composed = trace.graph.clone();
+    let found = contradictions(state, cfg, r, snap, view, q, trace).await;
+    trace.graph = composed;
+    trace.stages_ms.insert("conflicts".into(), ms(t));
+    let conflicts = match found {
+        Ok(c) => c,
+        Err(fault) => {
+            tracing::warn!(error = %fault, "documents not checked for contradictions");
+            trace.warnings.push(
+                "the documents could not be searched for contradictions; the graph answer stands"
+                    .into(),
+            );
+            return answer;
+        }
+    };
+    trace.conflicts = conflicts.iter().map(|c| c.note.clone()).collect();
+    for c in conflicts {
+        answer.answer.push(' ');
+        answer.answer.push_str(&c.text);
+        answer.limitations.push(' ');
+        answer.limitations.push_str(&c.note);
+        answer.evidence.push(c.evidence);
+        answer.timestamp = super::compose::newest([answer.timestamp.clone(), c.updated_at]);
+    }
+    answer
+}
+
+/// The passages that contradict the graph's supply facts about the
+/// question's subject (none without a document service).
+async fn contradictions(
+    state: &AppState,
+    cfg: &AnswerConfig,
+    r: &Request,
+    snap: &Snapshot,
+    view: GraphView<'_>,
+    q: &Question,
+    trace: &mut Trace,
+) -> Result<Vec<conflict::Conflict>, Fault> {
+    let docs = state.docs();
+    let Some(docs) = docs.as_deref() else {
+        return Ok(Vec::new());
+    };
     let step = gather::graph(state.store.as_ref(), view, q, trace).await?;
     let found = gather::documents(Some(docs), cfg, q, &step.graph_ids, r.top_k, trace).await?;
-    trace.graph = composed;
     let Some(vector) = found.vector.as_deref() else {
-        return Ok(answer);
+        return Ok(Vec::new());
     };
     if !step.facts.iter().any(|f| !f.negative) {
-        return Ok(answer);
+        return Ok(Vec::new());
     }
     let scan = conflict::Scan {
         question: q,
@@ -277,19 +315,9 @@ async fn contradicted(
         decisions,
     )
     .await?;
-    trace.conflicts = conflicts.iter().map(|c| c.note.clone()).collect();
-    trace.stages_ms.insert("conflicts".into(), ms(t));
     let used: Vec<usize> = conflicts.iter().filter_map(|c| c.used).collect();
     trace.chunks = trace_chunks(&found.hits, found.selected, &used);
-    for c in conflicts {
-        answer.answer.push(' ');
-        answer.answer.push_str(&c.text);
-        answer.limitations.push(' ');
-        answer.limitations.push_str(&c.note);
-        answer.evidence.push(c.evidence);
-        answer.timestamp = super::compose::newest([answer.timestamp.clone(), c.updated_at]);
-    }
-    Ok(answer)
+    Ok(conflicts)
 }
 
 /// Steps 7–9: the contract, checked; a failed check abstains.

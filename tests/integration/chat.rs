@@ -754,3 +754,42 @@ async fn chat_feeds_facts_agree_with_the_topology_api() {
     }
     assert!(checked >= 10, "only {checked} feeds facts checked");
 }
+
+/// Composed graph questions need no vector index: on a server with none
+/// attached they are answered from the graph, with the query and its result
+/// in the trace.
+#[tokio::test]
+async fn composed_graph_questions_need_no_vector_index() {
+    let bare = common::campus_state().await;
+    let v = chat_on(
+        Arc::clone(&bare),
+        json!({"query": "which zones does AHU-2 serve"}),
+    )
+    .await;
+    assert_eq!(v["status"], "success", "{v}");
+    assert_eq!(v["trace"]["retrieval"]["mode"], "none");
+    let answer = &v["trace"]["graph"]["answer"];
+    assert_eq!(answer["kind"], "set", "{v}");
+    assert!(answer["count"].as_u64().unwrap() > 0, "{v}");
+    let queries = v["trace"]["graph"]["queries"].as_array().unwrap();
+    assert!(
+        queries
+            .last()
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .contains("SELECT DISTINCT ?x")
+    );
+    // Counts per group: the three AHUs and their boxes.
+    let v = chat_on(bare, json!({"query": "how many VAVs per AHU?"})).await;
+    assert_eq!(v["status"], "success", "{v}");
+    let groups = v["trace"]["graph"]["answer"]["groups"].as_array().unwrap();
+    let named: BTreeSet<String> = groups
+        .iter()
+        .map(|g| g["group"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        named,
+        BTreeSet::from([nf("AHU-1"), nf("AHU-2"), nf("AHU-3")])
+    );
+}
