@@ -29,6 +29,7 @@ use super::{
     Trace, TracedChunk, conflict, ms, query,
 };
 use crate::config::AnswerConfig;
+use crate::ingest::DocService;
 use crate::state::{AppState, Snapshot};
 use serde::Serialize;
 use std::time::Instant;
@@ -186,22 +187,13 @@ async fn draft(
     let d = if let Some(reason) = refusal::of_question(&q) {
         Draft::Abstain(reason)
     } else if step.facts.iter().any(|f| !f.negative) {
-        let conflicts = match (docs.as_deref(), found.vector.as_deref()) {
-            (Some(docs), Some(vector)) => {
-                let scan = conflict::Scan {
-                    question: &q,
-                    facts: &step.facts,
-                    graph_ids: &step.graph_ids,
-                    vector,
-                    top_k: r.top_k,
-                    hits: &found.hits,
-                };
-                let index = docs.ingestor().index();
+        let conflicts = match docs.as_deref() {
+            Some(docs) => {
                 let decisions = &mut trace.retrieval.decisions;
-                let (grounder, cues) = (&snap.grounder, &snap.cues);
-                conflict::scan(index.as_ref(), cfg, view, grounder, cues, scan, decisions).await?
+                let scan = conflict_scan(&q, &step, &found, r.top_k);
+                scan_conflicts(docs, cfg, &snap, view, scan, decisions).await?
             }
-            _ => Vec::new(),
+            None => Vec::new(),
         };
         trace.conflicts = conflicts.iter().map(|c| c.note.clone()).collect();
         graph::answer(&q, &step.facts, &conflicts)
@@ -288,36 +280,53 @@ async fn contradictions(
         return Ok(Vec::new());
     };
     let step = gather::graph(state.store.as_ref(), view, q, trace).await?;
-    let found = gather::documents(Some(docs), cfg, q, &step.graph_ids, r.top_k, trace).await?;
-    let Some(vector) = found.vector.as_deref() else {
-        return Ok(Vec::new());
-    };
+    // No supply fact of the old fact builders: nothing a passage could
+    // contradict, so nothing to search.
     if !step.facts.iter().any(|f| !f.negative) {
         return Ok(Vec::new());
     }
-    let scan = conflict::Scan {
-        question: q,
-        facts: &step.facts,
-        graph_ids: &step.graph_ids,
-        vector,
-        top_k: r.top_k,
-        hits: &found.hits,
-    };
-    let index = docs.ingestor().index();
+    let found = gather::documents(Some(docs), cfg, q, &step.graph_ids, r.top_k, trace).await?;
+    let scan = conflict_scan(q, &step, &found, r.top_k);
     let decisions = &mut trace.retrieval.decisions;
-    let conflicts = conflict::scan(
-        index.as_ref(),
-        cfg,
-        view,
-        &snap.grounder,
-        &snap.cues,
-        scan,
-        decisions,
-    )
-    .await?;
+    let conflicts = scan_conflicts(docs, cfg, snap, view, scan, decisions).await?;
     let used: Vec<usize> = conflicts.iter().filter_map(|c| c.used).collect();
     trace.chunks = trace_chunks(&found.hits, found.selected, &used);
     Ok(conflicts)
+}
+
+/// What the conflict scan reads: the question, the graph step's facts and
+/// the retrieved passages; none when the documents were not searched.
+fn conflict_scan<'a>(
+    q: &'a Question,
+    step: &'a gather::GraphStep,
+    found: &'a Retrieval,
+    top_k: usize,
+) -> Option<conflict::Scan<'a>> {
+    Some(conflict::Scan {
+        question: q,
+        facts: &step.facts,
+        graph_ids: &step.graph_ids,
+        vector: found.vector.as_deref()?,
+        top_k,
+        hits: &found.hits,
+    })
+}
+
+/// The passages that contradict a graph fact (none without a scan).
+async fn scan_conflicts(
+    docs: &DocService,
+    cfg: &AnswerConfig,
+    snap: &Snapshot,
+    view: GraphView<'_>,
+    scan: Option<conflict::Scan<'_>>,
+    decisions: &mut Vec<String>,
+) -> Result<Vec<conflict::Conflict>, Fault> {
+    let Some(scan) = scan else {
+        return Ok(Vec::new());
+    };
+    let index = docs.ingestor().index();
+    let (grounder, cues) = (&snap.grounder, &snap.cues);
+    Ok(conflict::scan(index.as_ref(), cfg, view, grounder, cues, scan, decisions).await?)
 }
 
 /// Steps 7–9: the contract, checked; a failed check abstains.

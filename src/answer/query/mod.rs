@@ -168,10 +168,10 @@ fn instead(plan: &Plan, r: &GraphResult) -> Option<String> {
     let (plan::Slot::Node(_), plan::Slot::Node(to)) = (&l.from, &l.to) else {
         return None;
     };
-    let follow = Plan {
-        shape: Shape::List,
-        target: "x".into(),
-        body: plan::Block {
+    let follow = Plan::new(
+        Shape::List,
+        "x",
+        plan::Block {
             links: vec![plan::Link {
                 rel: l.rel,
                 from: plan::Slot::var("x"),
@@ -180,13 +180,8 @@ fn instead(plan: &Plan, r: &GraphResult) -> Option<String> {
             }],
             ..plan::Block::default()
         },
-        absent: Vec::new(),
-        having: None,
-        not_family_of: Vec::new(),
-        understood: String::new(),
-        cited: Vec::new(),
-        loose: false,
-    };
+        String::new(),
+    );
     Some(follow.sparql())
 }
 
@@ -280,11 +275,23 @@ fn unit_name(unit: &str) -> String {
     }
 }
 
-fn names(view: GraphView<'_>, iris: &[String]) -> String {
+/// The nodes by name, at most [`MAX_NAMED`] of them, each with the path
+/// that reaches it when `via` has one ("CH-1 (via CHWP-1, AHU-2)").
+fn names(view: GraphView<'_>, iris: &[String], via: &BTreeMap<String, Vec<String>>) -> String {
     let mut s: Vec<String> = iris
         .iter()
         .take(MAX_NAMED)
-        .map(|i| name_of(view, i))
+        .map(|i| match via.get(i) {
+            Some(p) => format!(
+                "{} (via {})",
+                name_of(view, i),
+                p.iter()
+                    .map(|n| name_of(view, n))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => name_of(view, i),
+        })
         .collect();
     if iris.len() > MAX_NAMED {
         s.push(format!("and {} more", iris.len() - MAX_NAMED));
@@ -360,37 +367,21 @@ async fn draft(
     let understood = &plan.understood;
     let n = r.items.len();
     let via = paths(view, plan, &r.items);
-    let named = |iris: &[String]| {
-        let mut s: Vec<String> = iris
-            .iter()
-            .take(MAX_NAMED)
-            .map(|i| match via.get(i) {
-                Some(p) => format!(
-                    "{} (via {})",
-                    name_of(view, i),
-                    p.iter()
-                        .map(|n| name_of(view, n))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None => name_of(view, i),
-            })
-            .collect();
-        if iris.len() > MAX_NAMED {
-            s.push(format!("and {} more", iris.len() - MAX_NAMED));
-        }
-        s.join(", ")
-    };
+    let no_path = BTreeMap::new();
     let text = match &plan.shape {
         Shape::List if n == 0 => {
             format!("None: the building graph has nothing that matches ({understood}).")
         }
-        Shape::List => format!("{}: {n} — {}.", capitalised(understood), named(&r.items)),
+        Shape::List => format!(
+            "{}: {n} — {}.",
+            capitalised(understood),
+            names(view, &r.items, &via)
+        ),
         Shape::Count => {
             if n == 0 {
                 format!("0 — {understood}.")
             } else {
-                format!("{n} — {understood}: {}.", names(view, &r.items))
+                format!("{n} — {understood}: {}.", names(view, &r.items, &no_path))
             }
         }
         Shape::Yes => {
@@ -399,7 +390,7 @@ async fn draft(
                 if r.items.is_empty() {
                     format!("Yes: {claim}.")
                 } else {
-                    format!("Yes: {claim} ({}).", names(view, &r.items))
+                    format!("Yes: {claim} ({}).", names(view, &r.items, &no_path))
                 }
             } else if r.instead.is_empty() {
                 format!("No: the building graph does not show that {claim}.")
@@ -413,7 +404,7 @@ async fn draft(
                         _ => "What relates to",
                     },
                     name_of(view, &to),
-                    names(view, &r.instead)
+                    names(view, &r.instead, &no_path)
                 )
             }
         }

@@ -280,6 +280,22 @@ pub struct Plan {
 const WITNESSES: usize = 20;
 
 impl Plan {
+    /// A plan of `body` about `target`, with no absence, count condition,
+    /// exclusions or cited nodes yet.
+    pub fn new(shape: Shape, target: impl Into<String>, body: Block, understood: String) -> Self {
+        Self {
+            shape,
+            target: target.into(),
+            body,
+            absent: Vec::new(),
+            having: None,
+            not_family_of: Vec::new(),
+            understood,
+            cited: Vec::new(),
+            loose: false,
+        }
+    }
+
     /// The variables of the body, in order of appearance.
     pub fn vars(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();

@@ -994,10 +994,10 @@ fn between(p: &Parts<'_>) -> Reading {
         },
         p.name(&to.iri)
     );
-    Reading::Plan(Box::new(Plan {
-        shape: Shape::Yes,
-        target: X.into(),
-        body: Block {
+    Reading::Plan(Box::new(Plan::new(
+        Shape::Yes,
+        X,
+        Block {
             links: vec![link(
                 rel,
                 Slot::Node(from.iri.clone()),
@@ -1006,13 +1006,8 @@ fn between(p: &Parts<'_>) -> Reading {
             )],
             ..Block::default()
         },
-        absent: Vec::new(),
-        having: None,
-        not_family_of: Vec::new(),
         understood,
-        cited: Vec::new(),
-        loose: false,
-    }))
+    )))
 }
 
 /// Rule 2: does the named node have parts or points of every class named?
@@ -1033,17 +1028,12 @@ fn has_all(p: &Parts<'_>) -> Reading {
         body.types.push((Slot::var(&v), c.iri.clone()));
         said.push(format!("a {}", p.class_name(c)));
     }
-    Reading::Plan(Box::new(Plan {
-        shape: Shape::Yes,
-        target: "c0".into(),
+    Reading::Plan(Box::new(Plan::new(
+        Shape::Yes,
+        "c0",
         body,
-        absent: Vec::new(),
-        having: None,
-        not_family_of: Vec::new(),
-        understood: format!("whether {} has {}", p.name(&a.iri), said.join(" and ")),
-        cited: Vec::new(),
-        loose: false,
-    }))
+        format!("whether {} has {}", p.name(&a.iri), said.join(" and ")),
+    )))
 }
 
 /// Rule 3: a count of one class per node of another.
@@ -1113,10 +1103,10 @@ fn per_group(p: &Parts<'_>) -> Option<Reading> {
     } else {
         (Slot::var(X), Slot::var("g"))
     };
-    Some(Reading::Plan(Box::new(Plan {
-        shape: Shape::PerGroup("g".into()),
-        target: X.into(),
-        body: Block {
+    Some(Reading::Plan(Box::new(Plan::new(
+        Shape::PerGroup("g".into()),
+        X,
+        Block {
             links: vec![link(rel, from, to, Reach::Direct)],
             types: vec![
                 (Slot::var("g"), group.iri.clone()),
@@ -1124,13 +1114,8 @@ fn per_group(p: &Parts<'_>) -> Option<Reading> {
             ],
             ..Block::default()
         },
-        absent: Vec::new(),
-        having: None,
-        not_family_of: Vec::new(),
         understood,
-        cited: Vec::new(),
-        loose: false,
-    })))
+    ))))
 }
 
 fn unsupported(p: &Parts<'_>, rel: Rel) -> Reading {
@@ -1247,17 +1232,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
         } else {
             return Reading::NotGraph;
         }
-        return Reading::Plan(Box::new(Plan {
-            shape: Shape::Unit,
-            target: X.into(),
-            body,
-            absent: Vec::new(),
-            having: None,
-            not_family_of: Vec::new(),
-            understood,
-            cited: Vec::new(),
-            loose: false,
-        }));
+        return Reading::Plan(Box::new(Plan::new(Shape::Unit, X, body, understood)));
     }
     let rel = match p.relation() {
         Some((r, at)) => Some((r, at)),
@@ -1297,23 +1272,15 @@ fn anchored(p: &Parts<'_>) -> Reading {
             // "vav1 DAT sensor?": the question names one node through
             // another; the answer is that node.
             _ if !p.context.is_empty() && p.classes.is_empty() => {
-                return Reading::Plan(Box::new(Plan {
+                return Reading::Plan(Box::new(Plan::new(
                     shape,
-                    target: X.into(),
-                    body: Block {
+                    X,
+                    Block {
                         values: vec![(X.to_owned(), a.iri.clone())],
                         ..Block::default()
                     },
-                    absent: Vec::new(),
-                    having: None,
-                    not_family_of: Vec::new(),
-                    understood: format!(
-                        "the point or part of {} asked about",
-                        p.name(&p.context[0])
-                    ),
-                    cited: Vec::new(),
-                    loose: false,
-                }));
+                    format!("the point or part of {} asked about", p.name(&p.context[0])),
+                )));
             }
             _ => return Reading::NotGraph,
         },
@@ -1333,17 +1300,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
             ),
         };
     }
-    let mut plan = Plan {
-        shape,
-        target: X.into(),
-        body: Block::default(),
-        absent: Vec::new(),
-        having: None,
-        not_family_of: Vec::new(),
-        understood: String::new(),
-        cited: Vec::new(),
-        loose: false,
-    };
+    let mut plan = Plan::new(shape, X, Block::default(), String::new());
     let direct_asked = p.has(Cue::Direct);
     let chain_asked = p.has(Cue::Transitive)
         || p.has(Cue::Upstream) && p.words.iter().any(|w| w.text == "upstream")
@@ -1560,17 +1517,12 @@ fn by_class(p: &Parts<'_>) -> Reading {
     } else {
         Shape::List
     };
-    let mut plan = Plan {
+    let mut plan = Plan::new(
         shape,
-        target: X.into(),
-        body: Block::default(),
-        absent: Vec::new(),
-        having: None,
-        not_family_of: Vec::new(),
-        understood: format!("the {}", p.class_name(&target)),
-        cited: Vec::new(),
-        loose: false,
-    };
+        X,
+        Block::default(),
+        format!("the {}", p.class_name(&target)),
+    );
     plan.body.types.push((x.clone(), target.iri.clone()));
     // Fed by (or feeding) other classes: "which equipment is fed by both a
     // chiller and a condensing unit".
