@@ -1,6 +1,7 @@
 //! Application state and the start-up load of ontology and building models.
 
 use crate::answer::audit::AuditLog;
+use crate::answer::respell::Spelling;
 use crate::assets::{Assets, MissingAsset};
 use crate::config::{AnswerConfig, HttpConfig};
 use crate::ground::Grounder;
@@ -139,6 +140,8 @@ pub struct Snapshot {
     pub grounder: Arc<Grounder>,
     /// The question cues (`dq:QuestionCue`).
     pub cues: Arc<Cues>,
+    /// Shorthand and vocabulary a question is respelled with.
+    pub spelling: Arc<Spelling>,
 }
 
 impl Snapshot {
@@ -147,11 +150,13 @@ impl Snapshot {
         let topology = Topology::build(store).await?;
         let grounder = Grounder::load(store, &ontology).await?;
         let cues = Cues::load(store).await?;
+        let spelling = Spelling::load(store, &grounder, &cues).await?;
         Ok(Self {
             ontology: Arc::new(ontology),
             topology: Arc::new(topology),
             grounder: Arc::new(grounder),
             cues: Arc::new(cues),
+            spelling: Arc::new(spelling),
         })
     }
 }

@@ -169,6 +169,8 @@ pub enum Cue {
     PartOf,
     /// The supplier after a verb of receiving ("from").
     Source,
+    /// The whole building or plant ("in this plant").
+    Scope,
 }
 
 /// The question cues, read from the store.

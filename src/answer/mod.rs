@@ -22,6 +22,7 @@ pub mod query;
 pub mod question;
 pub mod refusal;
 pub mod request;
+pub mod respell;
 pub mod retrieve;
 pub mod synthesize;
 pub mod view;
@@ -261,6 +262,10 @@ pub struct GraphTrace {
     /// What a composed query asks, in words ([`query`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub understood: Option<String>,
+    /// The question as the engine read it when shorthand was spelled out
+    /// or a misspelt word corrected ([`respell`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_as: Option<String>,
     /// The result of a composed query.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<GraphAnswer>,

@@ -127,6 +127,68 @@ fn read(snap: &Snapshot, query: &str, trace: &mut Trace) -> Question {
     q
 }
 
+/// Step 2½: the graph query engine, on the question as asked and, when it
+/// passes on that, on the question respelled ([`respell`]); the question
+/// the outcome answers comes back with it.
+async fn engine(
+    state: &AppState,
+    snap: &Snapshot,
+    view: GraphView<'_>,
+    q: Question,
+    query_text: &str,
+    trace: &mut Trace,
+) -> Result<(Question, query::Outcome), Fault> {
+    let store = state.store.as_ref();
+    let outcome = query::answer(store, view, &q, &snap.cues, trace).await?;
+    if !matches!(outcome, query::Outcome::Pass) {
+        return Ok((q, outcome));
+    }
+    let Some(re) = snap.spelling.respell(query_text) else {
+        return Ok((q, outcome));
+    };
+    let q2 = Question::read(&re.text, &snap.grounder, &snap.cues, view);
+    if q2.reading.telemetry {
+        return Ok((q, outcome));
+    }
+    let outcome2 = query::answer(store, view, &q2, &snap.cues, trace).await?;
+    if matches!(outcome2, query::Outcome::Pass) {
+        tracing::debug!(changes = re.changes.len(), "respelled question not composed either");
+        return Ok((q, outcome));
+    }
+    tracing::info!(changes = re.changes.len(), "question composed as respelled");
+    let said: Vec<String> = re
+        .changes
+        .iter()
+        .map(|(typed, read)| format!("\"{typed}\" as \"{read}\""))
+        .collect();
+    trace
+        .retrieval
+        .decisions
+        .push(format!("read {}", said.join(", ")));
+    trace.graph.read_as = Some(re.text);
+    trace.grounding = Some(q2.grounding.clone());
+    let outcome2 = match outcome2 {
+        query::Outcome::Drafted {
+            draft: Draft::Answer(mut answer, used),
+            about_supply,
+        } => {
+            answer.limitations = format!(
+                "Read {}. {}",
+                said.join(", "),
+                answer.limitations
+            )
+            .trim_end()
+            .to_owned();
+            query::Outcome::Drafted {
+                draft: Draft::Answer(answer, used),
+                about_supply,
+            }
+        }
+        o => o,
+    };
+    Ok((q2, outcome2))
+}
+
 /// Steps 2–6: the drafted answer or abstention.
 async fn draft(
     state: &AppState,
@@ -157,11 +219,15 @@ async fn draft(
         trace.stages_ms.insert("synthesize".into(), ms(t));
         return Ok(d);
     }
-    if !q.reading.telemetry
-        && let query::Outcome::Drafted {
-            draft,
-            about_supply,
-        } = query::answer(state.store.as_ref(), view, &q, &snap.cues, trace).await?
+    let (q, outcome) = if q.reading.telemetry {
+        (q, query::Outcome::Pass)
+    } else {
+        engine(state, &snap, view, q, &r.query, trace).await?
+    };
+    if let query::Outcome::Drafted {
+        draft,
+        about_supply,
+    } = outcome
     {
         trace.retrieval.mode = "none".into();
         trace.retrieval.decisions.push(

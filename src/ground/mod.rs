@@ -313,6 +313,18 @@ impl Grounder {
         );
         g
     }
+
+    /// Every word of the lexicon's phrases (labels, names, aliases,
+    /// markers), in the grounder's lower-case token form.
+    pub fn words(&self) -> std::collections::HashSet<String> {
+        self.lexicon
+            .phrases
+            .keys()
+            .flat_map(|k| k.split(' '))
+            .filter(|w| w.chars().all(char::is_alphabetic))
+            .map(str::to_owned)
+            .collect()
+    }
 }
 
 #[cfg(test)]

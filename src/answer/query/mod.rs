@@ -45,6 +45,47 @@ pub enum Outcome {
     Pass,
 }
 
+/// Whether any node is of `class` (or a class under it, or a Haystack
+/// record with a marker that stands for one).
+async fn has_instances(
+    store: &dyn GraphStore,
+    classes: &std::collections::HashMap<String, Vec<String>>,
+    class: &str,
+    trace: &mut Trace,
+) -> Result<bool, Fault> {
+    let list: Vec<String> = classes
+        .get(class)
+        .filter(|l| !l.is_empty())
+        .cloned()
+        .unwrap_or_else(|| vec![class.to_owned()]);
+    let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
+    let q = format!(
+        "PREFIX dq: <{}>\nASK {{ VALUES ?k {{ {} }} {{ ?x a ?k }} UNION {{ ?x dq:hasHaystackTag/dq:brickClass ?k }} }}",
+        crate::vocab::DQ,
+        iris.join(" ")
+    );
+    trace.graph.queries.push(q.clone());
+    Ok(matches!(
+        store.query(SparqlQuery::new(q)).await?,
+        QueryOutput::Boolean(true)
+    ))
+}
+
+/// The abstention for a kind the data has none of.
+fn no_such_kind(view: GraphView<'_>, plan: &Plan, class: &str, trace: &mut Trace, t: Instant) -> Outcome {
+    let label = read::class_words(view, class);
+    tracing::info!(class = %class, "the data has no instance of an asked kind; abstaining");
+    trace.graph.answer = None;
+    trace.stages_ms.insert("graph".into(), ms(t));
+    Outcome::Drafted {
+        draft: Draft::Abstain(Reason::Unsupported {
+            understood: plan.understood.clone(),
+            why: format!("this building's data has no {label} at all"),
+        }),
+        about_supply: false,
+    }
+}
+
 /// Reads, runs and answers a question; records the plan, the SPARQL and
 /// the result in the trace.
 pub async fn answer(
@@ -89,6 +130,15 @@ pub async fn answer(
             .collect();
         classes.insert(c, list);
     }
+    // A kind the data has no instance of: "none" (or "every VAV lacks
+    // one") would be true of the model and say nothing of the building —
+    // a Haystack model states its valves only as points.
+    let absent_kinds: Vec<&String> = plan.absent.iter().flat_map(|b| b.types.iter()).map(|(_, c)| c).collect();
+    for c in absent_kinds {
+        if !has_instances(store, &classes, c, trace).await? {
+            return Ok(no_such_kind(view, &plan, c, trace, t));
+        }
+    }
     let sparql = plan.sparql_with(&classes);
     trace.graph.queries.push(sparql.clone());
     tracing::debug!(sparql = %sparql, "composed query");
@@ -111,6 +161,13 @@ pub async fn answer(
             }),
             about_supply: false,
         });
+    }
+    if empty {
+        for (_, c) in &plan.body.types {
+            if !has_instances(store, &classes, c, trace).await? {
+                return Ok(no_such_kind(view, &plan, c, trace, t));
+            }
+        }
     }
     if let Some(q2) = instead(&plan, &result) {
         trace.graph.queries.push(q2.clone());

@@ -57,7 +57,26 @@ fn words_of(lower: &str) -> Vec<Word> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     let mut text = String::new();
-    for (i, c) in lower.char_indices() {
+    let chars: Vec<(usize, char)> = lower.char_indices().collect();
+    let mut skip = false;
+    for (n, &(i, c)) in chars.iter().enumerate() {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        // "ahu 2's coil": the possessive is not part of the word.
+        let possessive = (c == '\'' || c == '\u{2019}')
+            && chars.get(n + 1).is_some_and(|&(_, s)| s == 's')
+            && !chars.get(n + 2).is_some_and(|&(_, c)| c.is_alphanumeric());
+        if possessive {
+            if let Some(s) = start.take() {
+                out.push(Word {
+                    text: std::mem::take(&mut text),
+                    span: Span { start: s, end: i },
+                });
+            }
+            skip = true;
+            continue;
+        }
         if c.is_alphanumeric() {
             if start.is_none() {
                 start = Some(i);
@@ -168,6 +187,10 @@ struct Parts<'a> {
     /// A point word said of an equipment class ("reheat valve point"):
     /// which point of it is meant is not read.
     unsure: bool,
+    /// Words a rule accounted for beyond the nodes and classes: a kind
+    /// narrowed by a word of its subclass's label ("reheat"), a word of a
+    /// named node's name said beside it, a whole-building scope.
+    explained: Vec<Span>,
 }
 
 /// A point type grounded below this confidence was inferred loosely from
@@ -228,6 +251,7 @@ impl<'a> Parts<'a> {
             unknown: Vec::new(),
             loose: false,
             unsure: false,
+            explained: Vec::new(),
         };
         let g = &q.grounding;
         let mut found: Vec<(String, Span)> = Vec::new();
@@ -292,10 +316,197 @@ impl<'a> Parts<'a> {
         p.partial_names();
         p.classes_by_label();
         p.class_then_number();
+        p.class_with_name_words();
         p.the_only_one();
         p.part_of_node();
         p.restatements();
+        p.name_words();
+        p.subclass_words();
+        p.scope();
         p
+    }
+
+    /// Words no node, class, cue or earlier rule accounts for, with their
+    /// positions in `words`.
+    fn free_words(&self) -> Vec<usize> {
+        (0..self.words.len())
+            .filter(|&i| {
+                let w = &self.words[i];
+                !self.classes.iter().any(|c| c.span.covers(w.span))
+                    && !self.nodes.iter().any(|n| n.span.covers(w.span))
+                    && !self.explained.iter().any(|e| e.covers(w.span))
+                    && number(&w.text).is_none()
+                    && !<Cue as strum::IntoEnumIterator>::iter().any(|c| self.cues.is(c, &w.text))
+            })
+            .collect()
+    }
+
+    /// "the core zone", "perimeter zone 3": words said right before a
+    /// class (and a number after it) that are all in the name of exactly
+    /// one node of that class name that node.
+    fn class_with_name_words(&mut self) {
+        let mut i = 0;
+        while i < self.classes.len() {
+            let c = self.classes[i].clone();
+            let free = self.free_words();
+            // The free words right before the class, nearest first.
+            let mut before: Vec<usize> = Vec::new();
+            let mut end = c.span.start;
+            for &k in free.iter().rev() {
+                let w = &self.words[k];
+                if w.span.end <= end && self.lower[w.span.end..end].trim().is_empty() {
+                    before.push(k);
+                    end = w.span.start;
+                }
+            }
+            if before.is_empty() || c.generic {
+                i += 1;
+                continue;
+            }
+            let after = self
+                .words
+                .iter()
+                .find(|w| w.span.start >= c.span.end)
+                .filter(|w| self.lower[c.span.end..w.span.start].trim().is_empty())
+                .and_then(|w| number(&w.text).map(|n| (w.span, n)));
+            let wanted: Vec<&str> = before.iter().map(|&k| self.words[k].text.as_str()).collect();
+            let topo = self.view.topo;
+            let mut found: Vec<&str> = topo
+                .nodes()
+                .filter(|n| {
+                    topo.types(n)
+                        .iter()
+                        .any(|t| self.view.onto.is_a(t, &c.iri))
+                })
+                .filter(|n| {
+                    let name = name_of(self.view, n);
+                    let tokens = name_tokens(&name);
+                    wanted.iter().all(|w| tokens.iter().any(|t| t == w))
+                        && after.is_none_or(|(_, num)| last_number(&name) == Some(num))
+                })
+                .collect();
+            found.sort_unstable();
+            if let [one] = found.as_slice() {
+                let span = Span {
+                    start: end,
+                    end: after.map_or(c.span.end, |(s, _)| s.end),
+                };
+                self.resolved
+                    .push(self.lower[span.start..span.end].to_owned());
+                self.nodes.push(NodeMention {
+                    iri: (*one).to_owned(),
+                    span,
+                });
+                self.nodes.sort_by_key(|m| m.span.start);
+                self.classes.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// "the core zone AHU (Core_ZN-ZN-PSZ-AC-1-Unitary-HP)": a word in the
+    /// name of a node the question names restates that name.
+    fn name_words(&mut self) {
+        let names: Vec<Vec<String>> = self
+            .nodes
+            .iter()
+            .map(|n| name_tokens(&name_of(self.view, &n.iri)))
+            .collect();
+        for k in self.free_words() {
+            let w = &self.words[k];
+            if w.text.len() > 2 && names.iter().any(|n| n.contains(&w.text)) {
+                self.explained.push(w.span);
+            }
+        }
+    }
+
+    /// "VAVs with reheat", "reheat boxes": a word that, added to a kind
+    /// asked about, spells the label of exactly one of its subclasses
+    /// narrows the kind to that subclass.
+    fn subclass_words(&mut self) {
+        let onto = self.view.onto;
+        for k in self.free_words() {
+            let w = self.words[k].clone();
+            if w.text.len() < 4 || self.cues.is(Cue::FunctionWord, &w.text) {
+                continue;
+            }
+            for i in 0..self.classes.len() {
+                let c = &self.classes[i];
+                if c.generic {
+                    continue;
+                }
+                let label: Vec<String> = class_words(self.view, &c.iri)
+                    .to_lowercase()
+                    .split_whitespace()
+                    .map(str::to_owned)
+                    .collect();
+                let mut found: Vec<String> = Vec::new();
+                let mut stack: Vec<&str> = vec![c.iri.as_str()];
+                let mut seen = std::collections::HashSet::new();
+                while let Some(x) = stack.pop() {
+                    for child in onto.children(x) {
+                        if !seen.insert(child.as_str()) {
+                            continue;
+                        }
+                        stack.push(child);
+                        let sub = class_words(self.view, child).to_lowercase();
+                        let sub: Vec<&str> = sub.split_whitespace().collect();
+                        let extra: Vec<&&str> =
+                            sub.iter().filter(|x| !label.iter().any(|l| l == **x)).collect();
+                        if extra.iter().any(|x| **x == w.text)
+                            && extra
+                                .iter()
+                                .all(|x| **x == w.text || self.cues.is(Cue::FunctionWord, x))
+                        {
+                            found.push(child.clone());
+                        }
+                    }
+                }
+                found.sort();
+                found.dedup();
+                if let [one] = found.as_slice() {
+                    tracing::debug!(word = %w.text, class = %one, "kind narrowed by a word of its subclass");
+                    self.classes[i].iri = one.clone();
+                    self.explained.push(w.span);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// "chillers in this plant", "what VAVs does Charlie have": the one
+    /// site or building of the data, or words that say the whole of it,
+    /// scope nothing.
+    fn scope(&mut self) {
+        let topo = self.view.topo;
+        let onto = self.view.onto;
+        let whole = |iri: &str| {
+            topo.types(iri).iter().any(|t| {
+                onto.is_a(t, &vocab::brick("Site")) || onto.is_a(t, &vocab::brick("Building"))
+            })
+        };
+        if !self.classes.is_empty() && self.nodes.len() == 1 && whole(&self.nodes[0].iri) {
+            let kind: Vec<&str> = topo.nodes().filter(|n| whole(n)).collect();
+            if kind.len() == 1 {
+                tracing::debug!(node = %self.nodes[0].iri, "the only site scopes nothing");
+                let n = self.nodes.remove(0);
+                self.explained.push(n.span);
+            }
+        }
+        for at in self.cue_at(Cue::Scope) {
+            if let Some(entry) = self
+                .cues
+                .list(Cue::Scope)
+                .iter()
+                .find(|e| self.lower[at..].starts_with(e.as_str()))
+            {
+                self.explained.push(Span {
+                    start: at,
+                    end: at + entry.len(),
+                });
+            }
+        }
     }
 
     /// "the AHU-3 cooling coil (CC)": a class said right after a named node
@@ -492,7 +703,7 @@ impl<'a> Parts<'a> {
             let c = self.classes[i].clone();
             let joined = |a: usize, b: usize| {
                 let between = self.lower[a..b].trim();
-                between.is_empty() || between == "of" || between == "of the" || between == "s"
+                matches!(between, "" | "of" | "of the" | "s" | "'s" | "\u{2019}s")
             };
             let node = self.nodes.iter().position(|n| {
                 (n.span.end <= c.span.start && joined(n.span.end, c.span.start))
@@ -687,6 +898,7 @@ impl<'a> Parts<'a> {
             .iter()
             .map(|n| n.span)
             .chain(self.classes.iter().map(|c| c.span))
+            .chain(self.explained.iter().copied())
             .collect();
         for cue in <Cue as strum::IntoEnumIterator>::iter() {
             for entry in self.cues.list(cue) {
@@ -898,6 +1110,7 @@ pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
         other => other,
     }
 }
+
 
 fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     if !p.unresolved(q).is_empty() || p.unsure {

@@ -1,0 +1,285 @@
+//! A question read once more as the engineer meant it: shorthand spelled
+//! out ("htg vlv" → "heating valve", `dq:Shorthand` in
+//! `ontology/core/cues.ttl`) and words the vocabulary does not know
+//! corrected to the one known word they nearly spell ("downstram" →
+//! "downstream", "equipmnt" → "equipment").
+//!
+//! The vocabulary is the grounder's (class labels, instance names, aliases,
+//! Haystack markers of the loaded models) and the cue words; nothing here
+//! lists domain words. The pipeline uses the respelled question only when
+//! the graph query engine passes on the question as asked and composes the
+//! respelled one; the trace says what was read.
+
+use crate::ground::Grounder;
+use crate::store::{GraphStore, SolutionExt, StoreResult, select};
+use crate::text::{Cue, Cues};
+use crate::vocab::PREFIXES;
+use std::collections::{HashMap, HashSet};
+
+/// Shortest unknown word that is corrected: shorter words are too close
+/// to too many others.
+const MIN_CORRECTED: usize = 5;
+
+/// From this length two edits are allowed, below it one.
+const TWO_EDITS: usize = 8;
+
+/// The shorthand and the vocabulary a question is respelled with.
+#[derive(Debug, Clone, Default)]
+pub struct Spelling {
+    /// Shorthand → the words it stands for.
+    spelled: HashMap<String, String>,
+    /// Every word the grounder and the cues know.
+    known: HashSet<String>,
+}
+
+/// A question as respelled, with what changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Respelled {
+    /// The question with every change made.
+    pub text: String,
+    /// Each change: the word as typed → as read.
+    pub changes: Vec<(String, String)>,
+}
+
+impl Spelling {
+    /// Reads the shorthand from the store; the vocabulary from the grounder
+    /// and the cues.
+    pub async fn load(
+        store: &dyn GraphStore,
+        grounder: &Grounder,
+        cues: &Cues,
+    ) -> StoreResult<Self> {
+        let rows = select(
+            store,
+            format!(
+                "{PREFIXES}SELECT ?short ?words WHERE {{ ?s a dq:Shorthand ; \
+                 dq:shortText ?short ; dq:spelledOut ?words }} ORDER BY ?short"
+            ),
+        )
+        .await?;
+        let spelled = rows
+            .iter()
+            .map(|r| (r.string("short").to_lowercase(), r.string("words")))
+            .collect();
+        Ok(Self::new(spelled, grounder.words(), cues))
+    }
+
+    /// Builds the spelling from its parts.
+    pub fn new(spelled: HashMap<String, String>, words: HashSet<String>, cues: &Cues) -> Self {
+        let mut known = words;
+        for cue in <Cue as strum::IntoEnumIterator>::iter() {
+            for text in cues.list(cue) {
+                known.extend(
+                    text.split(|c: char| !c.is_alphabetic())
+                        .filter(|w| !w.is_empty())
+                        .map(str::to_owned),
+                );
+            }
+        }
+        for words in spelled.values() {
+            known.extend(words.split(' ').map(str::to_owned));
+        }
+        tracing::info!(
+            shorthand = spelled.len(),
+            words = known.len(),
+            "spelling vocabulary built"
+        );
+        Self { spelled, known }
+    }
+
+    fn knows(&self, word: &str) -> bool {
+        self.known.contains(word)
+            || word
+                .strip_suffix('s')
+                .is_some_and(|w| self.known.contains(w))
+    }
+
+    /// The one known word `word` nearly spells, if there is exactly one at
+    /// the least distance.
+    fn nearest(&self, word: &str) -> Option<String> {
+        let n = word.chars().count();
+        if n < MIN_CORRECTED || self.knows(word) {
+            return None;
+        }
+        let limit = if n >= TWO_EDITS { 2 } else { 1 };
+        let mut best: Option<(usize, Vec<&str>)> = None;
+        for k in &self.known {
+            if k.chars().count().abs_diff(n) > limit {
+                continue;
+            }
+            let d = strsim::damerau_levenshtein(word, k);
+            if d > limit {
+                continue;
+            }
+            match &mut best {
+                Some((bd, ks)) if d == *bd => ks.push(k),
+                Some((bd, _)) if d > *bd => {}
+                _ => best = Some((d, vec![k])),
+            }
+        }
+        let (_, ks) = best?;
+        // "handelrs" is one edit from "handlers" and two from "handler":
+        // a plural and its singular are one word.
+        let mut roots: Vec<&str> = ks
+            .iter()
+            .map(|k| k.strip_suffix('s').filter(|r| ks.contains(r)).unwrap_or(k))
+            .collect();
+        roots.sort_unstable();
+        roots.dedup();
+        match roots.as_slice() {
+            [one] if word.ends_with('s') && !one.ends_with('s') => Some(format!("{one}s")),
+            [one] => Some((*one).to_owned()),
+            _ => None,
+        }
+    }
+
+    /// The question with its shorthand spelled out and its near misses
+    /// corrected; `None` when nothing changes. Words joined to digits,
+    /// underscores or other words by a hyphen ("hw_valve", "psz-ac-2") are
+    /// names and are left as typed.
+    pub fn respell(&self, text: &str) -> Option<Respelled> {
+        let mut out = String::with_capacity(text.len() + 16);
+        let mut changes = Vec::new();
+        let mut last = 0;
+        let mut prev_words: Vec<String> = Vec::new();
+        for (start, end) in words(text) {
+            let typed = &text[start..end];
+            let lower = typed.to_lowercase();
+            let read = if let Some(w) = self.spelled.get(&lower) {
+                // "vav box" after "vav" stays "box".
+                let lead: Vec<&str> = w.split(' ').collect();
+                let said = lead.len() > 1
+                    && prev_words.ends_with(
+                        &lead[..lead.len() - 1]
+                            .iter()
+                            .map(|s| (*s).to_owned())
+                            .collect::<Vec<_>>(),
+                    );
+                (!said).then(|| w.clone())
+            } else if lower.contains('-') {
+                None
+            } else {
+                self.nearest(&lower)
+            };
+            prev_words.push(lower.clone());
+            if let Some(read) = read {
+                out.push_str(&text[last..start]);
+                out.push_str(&read);
+                last = end;
+                changes.push((typed.to_owned(), read));
+            }
+        }
+        if changes.is_empty() {
+            return None;
+        }
+        out.push_str(&text[last..]);
+        Some(Respelled { text: out, changes })
+    }
+}
+
+/// Byte spans of the whole words of `text`: letters with inner hyphens,
+/// not touching a digit, an underscore or an apostrophe'd ending ("'s" is
+/// left out of the word).
+fn words(text: &str) -> Vec<(usize, usize)> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].1.is_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len()
+            && (chars[i].1.is_alphabetic()
+                || (chars[i].1 == '-' && chars.get(i + 1).is_some_and(|c| c.1.is_alphabetic())))
+        {
+            i += 1;
+        }
+        let glued = |c: Option<&(usize, char)>| {
+            c.is_some_and(|&(_, c)| c.is_alphanumeric() || c == '_' || c == '-')
+        };
+        let before = start.checked_sub(1).and_then(|j| chars.get(j));
+        if !glued(before) && !glued(chars.get(i)) {
+            let end = chars.get(i).map_or(text.len(), |c| c.0);
+            out.push((chars[start].0, end));
+        }
+        while i < chars.len() && (chars[i].1.is_alphanumeric() || chars[i].1 == '_') {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spelling() -> Spelling {
+        let spelled = [
+            ("htg", "heating"),
+            ("vlv", "valve"),
+            ("rm", "room"),
+            ("box", "vav box"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        .collect();
+        let words = [
+            "downstream",
+            "equipment",
+            "handler",
+            "air",
+            "chiller",
+            "chillers",
+            "feeds",
+            "heating",
+            "valve",
+            "room",
+            "plant",
+            "planet",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+        Spelling::new(spelled, words, &Cues::default())
+    }
+
+    #[test]
+    fn shorthand_is_spelled_out_and_near_misses_corrected() {
+        let s = spelling();
+        let r = s.respell("zones downstram of ahu 1, htg vlv in rm 306?").unwrap();
+        assert_eq!(
+            r.text,
+            "zones downstream of ahu 1, heating valve in room 306?"
+        );
+        assert_eq!(r.changes.len(), 4);
+        assert_eq!(
+            s.respell("which equipmnt feeds chiller 1").unwrap().text,
+            "which equipment feeds chiller 1"
+        );
+        // A plural near miss keeps its plural.
+        assert_eq!(
+            s.respell("list the air handelrs").unwrap().text,
+            "list the air handlers"
+        );
+    }
+
+    #[test]
+    fn names_short_words_and_ties_are_left_alone() {
+        let s = spelling();
+        // Joined to digits, underscores or hyphens: a name.
+        assert_eq!(s.respell("hw_valve on vlv-2 and htg2"), None);
+        // Short unknown words are not guessed.
+        assert_eq!(s.respell("what is teh rtu"), None);
+        // Known words, and a word as near to two known words, stay.
+        assert_eq!(s.respell("which chillers feed the plant"), None);
+        assert_eq!(s.respell("the planxt"), None);
+        // "vav box" stays "vav box".
+        assert_eq!(s.respell("which vav box is on ahu-1"), None);
+        assert_eq!(
+            s.respell("which box is on ahu-1").unwrap().text,
+            "which vav box is on ahu-1"
+        );
+    }
+}
