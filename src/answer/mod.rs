@@ -266,6 +266,9 @@ pub struct GraphTrace {
     /// or a misspelt word corrected ([`respell`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_as: Option<String>,
+    /// Words of a graph question the engine did not account for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
     /// The result of a composed query.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<GraphAnswer>,

@@ -140,7 +140,14 @@ async fn engine(
 ) -> Result<(Question, query::Outcome), Fault> {
     let store = state.store.as_ref();
     let outcome = query::answer(store, view, &q, &snap.cues, trace).await?;
-    if !matches!(outcome, query::Outcome::Pass) {
+    // Answered: done. Passed on, or abstained for want of data: the
+    // question as meant may read otherwise ("occ sensor" is an occupancy
+    // sensor, not the OCC status).
+    if let query::Outcome::Drafted {
+        draft: Draft::Answer(..),
+        ..
+    } = outcome
+    {
         return Ok((q, outcome));
     }
     let Some(re) = snap.spelling.respell(query_text) else {
@@ -150,11 +157,22 @@ async fn engine(
     if q2.reading.telemetry {
         return Ok((q, outcome));
     }
-    let outcome2 = query::answer(store, view, &q2, &snap.cues, trace).await?;
-    if matches!(outcome2, query::Outcome::Pass) {
+    let mut trace2 = trace.clone();
+    let outcome2 = query::answer(store, view, &q2, &snap.cues, &mut trace2).await?;
+    // Only an answer: an abstention of the respelled question would take
+    // the question as asked away from the documents.
+    let better = matches!(
+        outcome2,
+        query::Outcome::Drafted {
+            draft: Draft::Answer(..),
+            ..
+        }
+    );
+    if !better {
         tracing::debug!(changes = re.changes.len(), "respelled question not composed either");
         return Ok((q, outcome));
     }
+    *trace = trace2;
     tracing::info!(changes = re.changes.len(), "question composed as respelled");
     let said: Vec<String> = re
         .changes

@@ -198,7 +198,8 @@ impl Inferrer {
     /// `markers` (plus `extra`): text names a point loosely ("zone occupied
     /// heating setpoint"), the class spells out what it leaves implicit
     /// (air, temperature). Fewest tags win, then the shallower class, then
-    /// the IRI. `None` when no class holds them all or `markers` is empty.
+    /// a sensor before any other point function, then the IRI. `None` when
+    /// no class holds them all or `markers` is empty.
     pub(crate) fn covering(&self, markers: &[usize], extra: &[String]) -> Option<String> {
         // A marker may stand for several Brick tags (heating → Heat,
         // Heating); one of them in the class is enough.
@@ -214,6 +215,7 @@ impl Inferrer {
             .iter()
             .filter_map(|t| self.tag_ids.get(t).copied())
             .collect();
+        let sensor = self.tag_ids.get(&entity_tag("Sensor")).copied();
         self.classes
             .iter()
             .filter(|c| {
@@ -222,7 +224,12 @@ impl Inferrer {
                     .all(|alts| alts.iter().any(|t| c.tags.contains(t)))
                     && extra.iter().all(|t| c.tags.contains(t))
             })
-            .min_by(|a, b| (a.tags.len(), a.depth, &a.iri).cmp(&(b.tags.len(), b.depth, &b.iri)))
+            // Of equally general classes, the measurement: "the supply air
+            // temp point" is the sensor before the alarm or the setpoint.
+            .min_by_key(|c| {
+                let measured = sensor.is_some_and(|t| c.tags.contains(&t));
+                (c.tags.len(), !measured, c.depth, &c.iri)
+            })
             .map(|c| c.iri.clone())
     }
 }

@@ -71,6 +71,35 @@ async fn has_instances(
     ))
 }
 
+/// An empty typed result whose relation does hold for nodes the model
+/// gives no type ("which AHU serves VAV5" where AHU_5 is untyped): "none"
+/// would be wrong, so these nodes are returned for an abstention.
+async fn untyped_instead(
+    store: &dyn GraphStore,
+    view: GraphView<'_>,
+    plan: &Plan,
+    classes: &std::collections::HashMap<String, Vec<String>>,
+    trace: &mut Trace,
+) -> Result<Option<Vec<String>>, Fault> {
+    let target = plan::Slot::var(&plan.target);
+    if plan.body.links.is_empty() || !plan.body.types.iter().any(|(s, _)| *s == target) {
+        return Ok(None);
+    }
+    let mut loose = plan.clone();
+    loose.body.types.retain(|(s, _)| *s != target);
+    loose.shape = Shape::List;
+    loose.having = None;
+    let q = loose.sparql_with(classes);
+    trace.graph.queries.push(q.clone());
+    let rows = store.query(SparqlQuery::new(q)).await?.into_rows();
+    let untyped: Vec<String> = rows
+        .iter()
+        .filter_map(|r| r.str(&plan.target).map(str::to_owned))
+        .filter(|n| view.topo.types(n).is_empty())
+        .collect();
+    Ok((!untyped.is_empty()).then_some(untyped))
+}
+
 /// The abstention for a kind the data has none of.
 fn no_such_kind(view: GraphView<'_>, plan: &Plan, class: &str, trace: &mut Trace, t: Instant) -> Outcome {
     let label = read::class_words(view, class);
@@ -101,6 +130,10 @@ pub async fn answer(
     let plan = match reading {
         Reading::NotGraph => {
             tracing::debug!("not a composed graph question");
+            return Ok(Outcome::Pass);
+        }
+        Reading::Unread(left) => {
+            trace.graph.unread = left;
             return Ok(Outcome::Pass);
         }
         Reading::Unsupported { understood, why } => {
@@ -167,6 +200,22 @@ pub async fn answer(
             if !has_instances(store, &classes, c, trace).await? {
                 return Ok(no_such_kind(view, &plan, c, trace, t));
             }
+        }
+        if let Some(untyped) = untyped_instead(store, view, &plan, &classes, trace).await? {
+            tracing::info!(nodes = untyped.len(), "empty result, but untyped nodes stand in the relation; abstaining");
+            trace.graph.answer = None;
+            trace.stages_ms.insert("graph".into(), ms(t));
+            let names: Vec<String> = untyped.iter().map(|n| name_of(view, n)).collect();
+            return Ok(Outcome::Drafted {
+                draft: Draft::Abstain(Reason::Unsupported {
+                    understood: plan.understood.clone(),
+                    why: format!(
+                        "nothing of the kind asked stands in that relation; {} does, and the model gives it no type",
+                        names.join(", ")
+                    ),
+                }),
+                about_supply: false,
+            });
         }
     }
     if let Some(q2) = instead(&plan, &result) {

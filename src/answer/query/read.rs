@@ -44,6 +44,8 @@ pub enum Reading {
     },
     /// Not a question the engine composes (definitions, documents …).
     NotGraph,
+    /// A question with words the engine does not account for: these.
+    Unread(Vec<String>),
 }
 
 /// A word of the question with its byte span.
@@ -408,6 +410,16 @@ impl<'a> Parts<'a> {
     /// "the core zone AHU (Core_ZN-ZN-PSZ-AC-1-Unitary-HP)": a word in the
     /// name of a node the question names restates that name.
     fn name_words(&mut self) {
+        // The same node said twice ("the core zone AHU (Core_ZN-…-HP)").
+        let mut k = 0;
+        while k < self.nodes.len() {
+            if self.nodes[..k].iter().any(|n| n.iri == self.nodes[k].iri) {
+                let again = self.nodes.remove(k);
+                self.explained.push(again.span);
+            } else {
+                k += 1;
+            }
+        }
         let names: Vec<Vec<String>> = self
             .nodes
             .iter()
@@ -415,7 +427,7 @@ impl<'a> Parts<'a> {
             .collect();
         for k in self.free_words() {
             let w = &self.words[k];
-            if w.text.len() > 2 && names.iter().any(|n| n.contains(&w.text)) {
+            if w.text.len() >= 2 && names.iter().any(|n| n.contains(&w.text)) {
                 self.explained.push(w.span);
             }
         }
@@ -501,10 +513,13 @@ impl<'a> Parts<'a> {
                 .iter()
                 .find(|e| self.lower[at..].starts_with(e.as_str()))
             {
-                self.explained.push(Span {
+                let span = Span {
                     start: at,
                     end: at + entry.len(),
-                });
+                };
+                // "building" in "in this building" is no kind asked about.
+                self.classes.retain(|c| !span.covers(c.span));
+                self.explained.push(span);
             }
         }
     }
@@ -515,12 +530,17 @@ impl<'a> Parts<'a> {
         let view = self.view;
         let lower = self.lower;
         let nodes = &self.nodes;
+        let between = |a: usize, b: usize| {
+            lower[a..b]
+                .chars()
+                .all(|ch| ch.is_whitespace() || "()[],-:".contains(ch))
+        };
         self.classes.retain(|c| {
             !nodes.iter().any(|n| {
-                n.span.end <= c.span.start
-                    && lower[n.span.end..c.span.start]
-                        .chars()
-                        .all(|ch| ch.is_whitespace() || "()[],-:".contains(ch))
+                // "AHU-3 cooling coil (CC)", "the cooling tower CT-1".
+                let beside = (n.span.end <= c.span.start && between(n.span.end, c.span.start))
+                    || (c.span.end <= n.span.start && between(c.span.end, n.span.start));
+                beside
                     && view
                         .topo
                         .types(&n.iri)
@@ -757,7 +777,10 @@ impl<'a> Parts<'a> {
             // The focus of a list ("the VAVs") stays a class.
             let focus =
                 i == 0 && self.nodes.is_empty() && !self.cues.is(Cue::YesNo, self.first_word());
-            if !the || c.generic || focus {
+            // "the chillers" asks for the set, however many there are.
+            let said = &self.lower[c.span.start..c.span.end];
+            let plural = said.ends_with('s') && !said.ends_with("ss");
+            if !the || c.generic || focus || plural {
                 i += 1;
                 continue;
             }
@@ -950,6 +973,25 @@ impl<'a> Parts<'a> {
         out
     }
 
+    /// Whether a word of the cue stands outside every named node and class
+    /// ("units", not "rooftop units").
+    fn free_cue(&self, cue: Cue) -> bool {
+        self.cue_at(cue).into_iter().any(|at| {
+            let covered = self
+                .classes
+                .iter()
+                .map(|c| c.span)
+                .chain(self.nodes.iter().map(|n| n.span))
+                .any(|s| s.start <= at && at < s.end);
+            // "the PSZ-AC-2 unit": the word after a name restates it.
+            let after_name = self
+                .nodes
+                .iter()
+                .any(|n| n.span.end <= at && self.lower[n.span.end..at].trim().is_empty());
+            !covered && !after_name
+        })
+    }
+
     fn has(&self, cue: Cue) -> bool {
         !self.cue_at(cue).is_empty()
     }
@@ -1102,6 +1144,11 @@ const X: &str = "x";
 pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
     let p = Parts::new(q, cues, view);
     match compose(&p, q) {
+        // "what unit feeds zone 3": "unit" read as a unit of measure by
+        // nothing.
+        Reading::Plan(plan) if plan.shape != Shape::Unit && p.free_cue(Cue::Unit) => {
+            Reading::Unread(vec!["unit".into()])
+        }
         Reading::Plan(mut plan) => {
             plan.cited.extend(p.context.iter().cloned());
             plan.loose = p.loose;
@@ -1136,13 +1183,20 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
         .entities
         .iter()
         .any(|e| e.kind == EntityKind::Product);
-    if product || elsewhere.iter().any(|&c| p.has(c)) {
+    // "trace vav-1-05 back to the chillers" asks for the chillers
+    // upstream; a path between two named nodes is answered elsewhere.
+    let path_to_kind = p.has(Cue::Path) && p.nodes.len() == 1 && !p.specific().is_empty();
+    if product
+        || elsewhere
+            .iter()
+            .any(|&c| p.has(c) && !(c == Cue::Path && path_to_kind))
+    {
         return Reading::NotGraph;
     }
     let left = p.unexplained();
     if !left.is_empty() {
         tracing::debug!(?left, "words a composed query does not account for");
-        return Reading::NotGraph;
+        return Reading::Unread(left);
     }
     if p.nodes.is_empty() && p.specific().is_empty() && p.classes.is_empty() {
         return Reading::NotGraph;
@@ -1447,6 +1501,23 @@ fn anchored(p: &Parts<'_>) -> Reading {
         }
         return Reading::Plan(Box::new(Plan::new(Shape::Unit, X, body, understood)));
     }
+    // "which sensor measures discharge air temp on vav1": the node named
+    // through another is the answer; the generic word only says what it is.
+    if !p.context.is_empty()
+        && !p.classes.is_empty()
+        && p.classes.iter().all(|c| c.generic)
+        && p.relation().is_none()
+    {
+        return Reading::Plan(Box::new(Plan::new(
+            shape,
+            X,
+            Block {
+                values: vec![(X.to_owned(), a.iri.clone())],
+                ..Block::default()
+            },
+            format!("the point or part of {} asked about", p.name(&p.context[0])),
+        )));
+    }
     let rel = match p.relation() {
         Some((r, at)) => Some((r, at)),
         // "VAVs on AHU-1" (not "points on VAV-2").
@@ -1596,6 +1667,32 @@ fn anchored(p: &Parts<'_>) -> Reading {
                 plan.body.types.push((x.clone(), c.iri.clone()));
             }
             plan.understood = format!("the {what} of {name}");
+        }
+        // "sensors located in room 306": what is in the named place.
+        Rel::Location
+            if p.is_location(&a.iri)
+                && focus.as_ref().is_some_and(|c| c.span.end <= a.span.start) =>
+        {
+            let Some(c) = focus.as_ref() else {
+                return Reading::NotGraph;
+            };
+            if c.point {
+                plan.body.any_of.push(vec![
+                    link(Rel::Point, anchor.clone(), x.clone(), Reach::Direct),
+                    link(Rel::Location, x.clone(), anchor.clone(), Reach::Direct),
+                ]);
+            } else {
+                plan.body
+                    .links
+                    .push(link(Rel::Location, x.clone(), anchor.clone(), Reach::Transitive));
+            }
+            plan.body.types.push((x.clone(), c.iri.clone()));
+            plan.understood = format!(
+                "{}the {} in {name}",
+                if count { "how many: " } else { "" },
+                p.class_name(c)
+            );
+            return Reading::Plan(Box::new(plan));
         }
         Rel::Location => {
             let reach = if specific.is_some() {

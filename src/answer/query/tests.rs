@@ -220,9 +220,51 @@ async fn what_the_data_cannot_say_or_the_query_cannot_hold_is_not_composed() {
         read("which room is vav 1 located in"),
         Reading::Unsupported { .. }
     ));
-    // Words a query does not account for: left to the documents.
-    assert_eq!(read("what is the firmware of vav 1"), Reading::NotGraph);
+    // Words a query does not account for: left to the documents, and
+    // named in the reading.
+    assert_eq!(
+        read("what is the firmware of vav 1"),
+        Reading::Unread(vec!["firmware".into()])
+    );
     assert_eq!(read("what does vav mean"), Reading::NotGraph);
     // A name the building does not have: left to the abstention rules.
     assert_eq!(read("what feeds vav 9"), Reading::NotGraph);
+}
+
+#[tokio::test]
+async fn words_narrow_name_and_scope() {
+    let Some(b) = building("words.ttl").await else {
+        return;
+    };
+    // A word of a subclass's label narrows the kind: "with reheat".
+    let (_, got) = ask(&b, "which vavs on ahu_1 have reheat").await;
+    assert_eq!(got, set(&["vav_2"]));
+    let (_, got) = ask(&b, "reheat vav boxes on ahu_1?").await;
+    assert_eq!(got, set(&["vav_2"]));
+    // Words before a class that are in one node's name name that node.
+    let (_, got) = ask(&b, "what feeds the core zone").await;
+    assert_eq!(got, set(&["vav_1"]));
+    let (_, got) = ask(&b, "which vav feeds perimeter zone 3").await;
+    assert_eq!(got, set(&["vav_2"]));
+    // The only site, or words for the whole building, narrow nothing.
+    let (_, got) = ask(&b, "what vavs does site_1 have").await;
+    assert_eq!(got, set(&["vav_1", "vav_2"]));
+    let (_, got) = ask(&b, "which vavs are in this building").await;
+    assert_eq!(got, set(&["vav_1", "vav_2"]));
+}
+
+#[tokio::test]
+async fn possessives_paths_to_a_kind_and_contents_of_a_place() {
+    let Some(p) = building("plant.ttl").await else {
+        return;
+    };
+    // "AHU-1's supply fan" is the fan.
+    let (_, got) = ask(&p, "which vavs does AHU-1's supply fan feed").await;
+    assert_eq!(got, set(&["VAV-1", "VAV-2"]));
+    // "trace … back to the chillers": the chillers upstream.
+    let (_, got) = ask(&p, "trace VAV-1 back to the chillers").await;
+    assert_eq!(got, set(&["CH-1"]));
+    // What is in a place, not where the place is.
+    let (_, got) = ask(&p, "what equipment is located in room 101").await;
+    assert_eq!(got, set(&["AHU-1"]));
 }
