@@ -69,6 +69,23 @@ impl Reading {
             .any(|i| matches!(i, Intent::Upstream | Intent::Downstream | Intent::Relation))
     }
 
+    /// Whether the question asks how equipment relates in the graph
+    /// (feeds, parts, points, location), not what a product, class or tag
+    /// is.
+    pub fn asks_relation(&self) -> bool {
+        self.intents.iter().any(|i| {
+            matches!(
+                i,
+                Intent::Upstream
+                    | Intent::Downstream
+                    | Intent::Relation
+                    | Intent::Parts
+                    | Intent::Points
+                    | Intent::Location
+            )
+        })
+    }
+
     /// Whether the question asks `intent`.
     pub fn has(&self, intent: Intent) -> bool {
         self.intents.contains(&intent)

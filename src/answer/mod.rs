@@ -269,6 +269,10 @@ pub struct GraphTrace {
     /// Words of a graph question the engine did not account for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<String>,
+    /// The unread words said of a named node ("the condenser of ch-2"):
+    /// an answer about the node alone would answer another question.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread_said_of: Vec<String>,
     /// The result of a composed query.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<GraphAnswer>,

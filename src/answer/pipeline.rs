@@ -169,7 +169,10 @@ async fn engine(
         }
     );
     if !better {
-        tracing::debug!(changes = re.changes.len(), "respelled question not composed either");
+        tracing::debug!(
+            changes = re.changes.len(),
+            "respelled question not composed either"
+        );
         return Ok((q, outcome));
     }
     *trace = trace2;
@@ -190,13 +193,9 @@ async fn engine(
             draft: Draft::Answer(mut answer, used),
             about_supply,
         } => {
-            answer.limitations = format!(
-                "Read {}. {}",
-                said.join(", "),
-                answer.limitations
-            )
-            .trim_end()
-            .to_owned();
+            answer.limitations = format!("Read {}. {}", said.join(", "), answer.limitations)
+                .trim_end()
+                .to_owned();
             query::Outcome::Drafted {
                 draft: Draft::Answer(answer, used),
                 about_supply,
@@ -270,6 +269,25 @@ async fn draft(
     let t = Instant::now();
     let d = if let Some(reason) = refusal::of_question(&q) {
         Draft::Abstain(reason)
+    } else if trace
+        .graph
+        .unread_said_of
+        .iter()
+        .any(|w| snap.spelling.is_domain(w))
+        && q.reading.asks_relation()
+        && step.facts.iter().any(|f| !f.negative)
+    {
+        // The fact builders would answer about the node and drop what the
+        // question says of it ("the condenser of ch-2" is not ch-2) when
+        // that is a word of the building's vocabulary (not "fix", "june").
+        tracing::info!("unread words said of a named node; abstaining");
+        Draft::Abstain(Reason::Unsupported {
+            understood: format!("a question about {}", q.labels.join(", ")),
+            why: format!(
+                "the words \"{}\" said of it were not understood as part of a graph query",
+                trace.graph.unread.join(" ")
+            ),
+        })
     } else if step.facts.iter().any(|f| !f.negative) {
         let conflicts = match docs.as_deref() {
             Some(docs) => {

@@ -30,6 +30,9 @@ pub struct Spelling {
     spelled: HashMap<String, String>,
     /// Every word the grounder and the cues know.
     known: HashSet<String>,
+    /// The grounder's words alone: names of the models and the ontology,
+    /// not English cue words.
+    domain: HashSet<String>,
 }
 
 /// A question as respelled, with what changed.
@@ -66,6 +69,7 @@ impl Spelling {
 
     /// Builds the spelling from its parts.
     pub fn new(spelled: HashMap<String, String>, words: HashSet<String>, cues: &Cues) -> Self {
+        let domain = words.clone();
         let mut known = words;
         for cue in <Cue as strum::IntoEnumIterator>::iter() {
             for text in cues.list(cue) {
@@ -84,7 +88,20 @@ impl Spelling {
             words = known.len(),
             "spelling vocabulary built"
         );
-        Self { spelled, known }
+        Self {
+            spelled,
+            known,
+            domain,
+        }
+    }
+
+    /// Whether `word` (or its singular) is a word of the models or the
+    /// ontology ("condenser"), not only plain English ("fix", "june").
+    pub fn is_domain(&self, word: &str) -> bool {
+        self.domain.contains(word)
+            || word
+                .strip_suffix('s')
+                .is_some_and(|w| self.domain.contains(w))
     }
 
     fn knows(&self, word: &str) -> bool {
@@ -248,7 +265,9 @@ mod tests {
     #[test]
     fn shorthand_is_spelled_out_and_near_misses_corrected() {
         let s = spelling();
-        let r = s.respell("zones downstram of ahu 1, htg vlv in rm 306?").unwrap();
+        let r = s
+            .respell("zones downstram of ahu 1, htg vlv in rm 306?")
+            .unwrap();
         assert_eq!(
             r.text,
             "zones downstream of ahu 1, heating valve in room 306?"

@@ -101,7 +101,13 @@ async fn untyped_instead(
 }
 
 /// The abstention for a kind the data has none of.
-fn no_such_kind(view: GraphView<'_>, plan: &Plan, class: &str, trace: &mut Trace, t: Instant) -> Outcome {
+fn no_such_kind(
+    view: GraphView<'_>,
+    plan: &Plan,
+    class: &str,
+    trace: &mut Trace,
+    t: Instant,
+) -> Outcome {
     let label = read::class_words(view, class);
     tracing::info!(class = %class, "the data has no instance of an asked kind; abstaining");
     trace.graph.answer = None;
@@ -132,8 +138,9 @@ pub async fn answer(
             tracing::debug!("not a composed graph question");
             return Ok(Outcome::Pass);
         }
-        Reading::Unread(left) => {
-            trace.graph.unread = left;
+        Reading::Unread { words, said_of } => {
+            trace.graph.unread = words;
+            trace.graph.unread_said_of = said_of;
             return Ok(Outcome::Pass);
         }
         Reading::Unsupported { understood, why } => {
@@ -166,7 +173,12 @@ pub async fn answer(
     // A kind the data has no instance of: "none" (or "every VAV lacks
     // one") would be true of the model and say nothing of the building —
     // a Haystack model states its valves only as points.
-    let absent_kinds: Vec<&String> = plan.absent.iter().flat_map(|b| b.types.iter()).map(|(_, c)| c).collect();
+    let absent_kinds: Vec<&String> = plan
+        .absent
+        .iter()
+        .flat_map(|b| b.types.iter())
+        .map(|(_, c)| c)
+        .collect();
     for c in absent_kinds {
         if !has_instances(store, &classes, c, trace).await? {
             return Ok(no_such_kind(view, &plan, c, trace, t));
@@ -202,7 +214,10 @@ pub async fn answer(
             }
         }
         if let Some(untyped) = untyped_instead(store, view, &plan, &classes, trace).await? {
-            tracing::info!(nodes = untyped.len(), "empty result, but untyped nodes stand in the relation; abstaining");
+            tracing::info!(
+                nodes = untyped.len(),
+                "empty result, but untyped nodes stand in the relation; abstaining"
+            );
             trace.graph.answer = None;
             trace.stages_ms.insert("graph".into(), ms(t));
             let names: Vec<String> = untyped.iter().map(|n| name_of(view, n)).collect();

@@ -44,8 +44,14 @@ pub enum Reading {
     },
     /// Not a question the engine composes (definitions, documents …).
     NotGraph,
-    /// A question with words the engine does not account for: these.
-    Unread(Vec<String>),
+    /// A question with words the engine does not account for.
+    Unread {
+        /// The words.
+        words: Vec<String>,
+        /// Those of them said of a named node or kind ("the condenser of
+        /// ch-2").
+        said_of: Vec<String>,
+    },
 }
 
 /// A word of the question with its byte span.
@@ -371,15 +377,14 @@ impl<'a> Parts<'a> {
                 .find(|w| w.span.start >= c.span.end)
                 .filter(|w| self.lower[c.span.end..w.span.start].trim().is_empty())
                 .and_then(|w| number(&w.text).map(|n| (w.span, n)));
-            let wanted: Vec<&str> = before.iter().map(|&k| self.words[k].text.as_str()).collect();
+            let wanted: Vec<&str> = before
+                .iter()
+                .map(|&k| self.words[k].text.as_str())
+                .collect();
             let topo = self.view.topo;
             let mut found: Vec<&str> = topo
                 .nodes()
-                .filter(|n| {
-                    topo.types(n)
-                        .iter()
-                        .any(|t| self.view.onto.is_a(t, &c.iri))
-                })
+                .filter(|n| topo.types(n).iter().any(|t| self.view.onto.is_a(t, &c.iri)))
                 .filter(|n| {
                     let name = name_of(self.view, n);
                     let tokens = name_tokens(&name);
@@ -431,6 +436,52 @@ impl<'a> Parts<'a> {
                 self.explained.push(w.span);
             }
         }
+        // "the cooling tower CT-1": words of the node's kind said right
+        // before or after it.
+        for n in self.nodes.clone() {
+            let kinds: Vec<String> = self
+                .view
+                .topo
+                .types(&n.iri)
+                .iter()
+                .flat_map(|t| {
+                    class_words(self.view, t)
+                        .to_lowercase()
+                        .split_whitespace()
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let of_kind = |w: &Word| {
+                kinds.contains(&w.text)
+                    || w.text
+                        .strip_suffix('s')
+                        .is_some_and(|s| kinds.iter().any(|k| k == s))
+            };
+            let free = self.free_words();
+            let mut edge = n.span.start;
+            for &k in free.iter().rev() {
+                let w = &self.words[k];
+                if w.span.end <= edge
+                    && self.lower[w.span.end..edge].trim().is_empty()
+                    && of_kind(w)
+                {
+                    self.explained.push(w.span);
+                    edge = w.span.start;
+                }
+            }
+            let mut edge = n.span.end;
+            for &k in &free {
+                let w = &self.words[k];
+                if w.span.start >= edge
+                    && self.lower[edge..w.span.start].trim().is_empty()
+                    && of_kind(w)
+                {
+                    self.explained.push(w.span);
+                    edge = w.span.end;
+                }
+            }
+        }
     }
 
     /// "VAVs with reheat", "reheat boxes": a word that, added to a kind
@@ -464,8 +515,10 @@ impl<'a> Parts<'a> {
                         stack.push(child);
                         let sub = class_words(self.view, child).to_lowercase();
                         let sub: Vec<&str> = sub.split_whitespace().collect();
-                        let extra: Vec<&&str> =
-                            sub.iter().filter(|x| !label.iter().any(|l| l == **x)).collect();
+                        let extra: Vec<&&str> = sub
+                            .iter()
+                            .filter(|x| !label.iter().any(|l| l == **x))
+                            .collect();
                         if extra.iter().any(|x| **x == w.text)
                             && extra
                                 .iter()
@@ -944,6 +997,29 @@ impl<'a> Parts<'a> {
             .collect()
     }
 
+    /// The unread words said of a named node or kind ("the condenser of
+    /// ch-2", "ch-2 condenser", "chw valve"): the question is about
+    /// something of it the reading did not place.
+    fn unread_said_of(&self, left: &[String]) -> Vec<String> {
+        let glue = |gap: &str| matches!(gap.trim(), "" | "of" | "of the" | "the" | "'s" | "s");
+        self.words
+            .iter()
+            .filter(|w| left.contains(&w.text))
+            .filter(|w| {
+                let spans = self
+                    .nodes
+                    .iter()
+                    .map(|n| n.span)
+                    .chain(self.classes.iter().map(|c| c.span));
+                spans.into_iter().any(|n| {
+                    (n.end <= w.span.start && glue(&self.lower[n.end..w.span.start]))
+                        || (w.span.end <= n.start && glue(&self.lower[w.span.end..n.start]))
+                })
+            })
+            .map(|w| w.text.clone())
+            .collect()
+    }
+
     /// Byte offsets where a cue's words or phrases occur.
     fn cue_at(&self, cue: Cue) -> Vec<usize> {
         let mut out = Vec::new();
@@ -1147,7 +1223,10 @@ pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
         // "what unit feeds zone 3": "unit" read as a unit of measure by
         // nothing.
         Reading::Plan(plan) if plan.shape != Shape::Unit && p.free_cue(Cue::Unit) => {
-            Reading::Unread(vec!["unit".into()])
+            Reading::Unread {
+                words: vec!["unit".into()],
+                said_of: Vec::new(),
+            }
         }
         Reading::Plan(mut plan) => {
             plan.cited.extend(p.context.iter().cloned());
@@ -1157,7 +1236,6 @@ pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
         other => other,
     }
 }
-
 
 fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     if !p.unresolved(q).is_empty() || p.unsure {
@@ -1196,7 +1274,11 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     let left = p.unexplained();
     if !left.is_empty() {
         tracing::debug!(?left, "words a composed query does not account for");
-        return Reading::Unread(left);
+        let said_of = p.unread_said_of(&left);
+        return Reading::Unread {
+            words: left,
+            said_of,
+        };
     }
     if p.nodes.is_empty() && p.specific().is_empty() && p.classes.is_empty() {
         return Reading::NotGraph;
@@ -1503,10 +1585,12 @@ fn anchored(p: &Parts<'_>) -> Reading {
     }
     // "which sensor measures discharge air temp on vav1": the node named
     // through another is the answer; the generic word only says what it is.
+    // ("… and its brick class" asks more: left to the rest.)
     if !p.context.is_empty()
         && !p.classes.is_empty()
         && p.classes.iter().all(|c| c.generic)
         && p.relation().is_none()
+        && !p.has(Cue::ProductPhrase)
     {
         return Reading::Plan(Box::new(Plan::new(
             shape,
@@ -1682,9 +1766,12 @@ fn anchored(p: &Parts<'_>) -> Reading {
                     link(Rel::Location, x.clone(), anchor.clone(), Reach::Direct),
                 ]);
             } else {
-                plan.body
-                    .links
-                    .push(link(Rel::Location, x.clone(), anchor.clone(), Reach::Transitive));
+                plan.body.links.push(link(
+                    Rel::Location,
+                    x.clone(),
+                    anchor.clone(),
+                    Reach::Transitive,
+                ));
             }
             plan.body.types.push((x.clone(), c.iri.clone()));
             plan.understood = format!(

@@ -224,9 +224,17 @@ async fn what_the_data_cannot_say_or_the_query_cannot_hold_is_not_composed() {
     // named in the reading.
     assert_eq!(
         read("what is the firmware of vav 1"),
-        Reading::Unread(vec!["firmware".into()])
+        Reading::Unread {
+            words: vec!["firmware".into()],
+            said_of: vec!["firmware".into()]
+        }
     );
     assert_eq!(read("what does vav mean"), Reading::NotGraph);
+    // An unread word said of a named node.
+    assert!(matches!(
+        read("which fan feeds the gizmo of vav_1"),
+        Reading::Unread { said_of, .. } if said_of == ["gizmo"]
+    ));
     // A name the building does not have: left to the abstention rules.
     assert_eq!(read("what feeds vav 9"), Reading::NotGraph);
 }
