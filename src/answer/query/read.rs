@@ -415,6 +415,24 @@ impl<'a> Parts<'a> {
     /// "the core zone AHU (Core_ZN-ZN-PSZ-AC-1-Unitary-HP)": a word in the
     /// name of a node the question names restates that name.
     fn name_words(&mut self) {
+        // "rtu-1 ZoneTemp": a node said right before one of its points or
+        // parts only says whose it is.
+        let topo = self.view.topo;
+        let mut k = 0;
+        while k + 1 < self.nodes.len() {
+            let (a, b) = (&self.nodes[k], &self.nodes[k + 1]);
+            let beside = a.span.end <= b.span.start
+                && self.lower[a.span.end..b.span.start].trim().is_empty();
+            let owns = topo.out_of(&a.iri, TopoRel::HasPoint).contains(&b.iri)
+                || topo.parts(&a.iri).contains(&b.iri);
+            if beside && owns {
+                let owner = self.nodes.remove(k);
+                self.explained.push(owner.span);
+                self.context.push(owner.iri);
+            } else {
+                k += 1;
+            }
+        }
         // The same node said twice ("the core zone AHU (Core_ZN-…-HP)").
         let mut k = 0;
         while k < self.nodes.len() {
@@ -489,22 +507,43 @@ impl<'a> Parts<'a> {
     /// narrows the kind to that subclass.
     fn subclass_words(&mut self) {
         let onto = self.view.onto;
-        for k in self.free_words() {
+        // Free words may narrow any kind asked; a word inside a kind's own
+        // mention that its label lacks ("discharge" in "discharge temp
+        // sensor", read as Temperature Sensor) only that kind.
+        let label_of = |p: &Self, iri: &str| -> Vec<String> {
+            class_words(p.view, iri)
+                .to_lowercase()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect()
+        };
+        let mut tries: Vec<(usize, Option<usize>)> =
+            self.free_words().into_iter().map(|k| (k, None)).collect();
+        for (i, c) in self.classes.iter().enumerate() {
+            let label = label_of(self, &c.iri);
+            for (k, w) in self.words.iter().enumerate() {
+                if c.span.covers(w.span) && !label.contains(&w.text) {
+                    tries.push((k, Some(i)));
+                }
+            }
+        }
+        for (k, only) in tries {
             let w = self.words[k].clone();
             if w.text.len() < 4 || self.cues.is(Cue::FunctionWord, &w.text) {
                 continue;
             }
             for i in 0..self.classes.len() {
+                if only.is_some_and(|o| o != i) {
+                    continue;
+                }
                 let c = &self.classes[i];
                 if c.generic {
                     continue;
                 }
-                let label: Vec<String> = class_words(self.view, &c.iri)
-                    .to_lowercase()
-                    .split_whitespace()
-                    .map(str::to_owned)
-                    .collect();
-                let mut found: Vec<String> = Vec::new();
+                let label = label_of(self, &c.iri);
+                // (extra words, class): of several, the fewest words
+                // unsaid ("discharge temp sensor": the discharge air one).
+                let mut found: Vec<(usize, String)> = Vec::new();
                 let mut stack: Vec<&str> = vec![c.iri.as_str()];
                 let mut seen = std::collections::HashSet::new();
                 while let Some(x) = stack.pop() {
@@ -519,18 +558,41 @@ impl<'a> Parts<'a> {
                             .iter()
                             .filter(|x| !label.iter().any(|l| l == **x))
                             .collect();
-                        if extra.iter().any(|x| **x == w.text)
-                            && extra
+                        if extra.iter().any(|x| **x == w.text) {
+                            let unsaid = extra
                                 .iter()
-                                .all(|x| **x == w.text || self.cues.is(Cue::FunctionWord, x))
-                        {
-                            found.push(child.clone());
+                                .filter(|x| {
+                                    ***x != w.text
+                                        && !self.cues.is(Cue::FunctionWord, x)
+                                        && !self.words.iter().any(|q| q.text == ***x)
+                                })
+                                .count();
+                            // One word unsaid at most ("air" of "discharge
+                            // air temperature sensor").
+                            if unsaid <= 1 {
+                                found.push((unsaid, child.clone()));
+                            }
                         }
                     }
                 }
                 found.sort();
                 found.dedup();
-                if let [one] = found.as_slice() {
+                let least = found.first().map(|(n, _)| *n);
+                let mut best: Vec<String> = found
+                    .into_iter()
+                    .filter(|(n, _)| Some(*n) == least)
+                    .map(|(_, c)| c)
+                    .collect();
+                // Still several: those this building has ("discharge" of a
+                // VAV's sensor is air, not water).
+                if best.len() > 1 {
+                    let topo = self.view.topo;
+                    best.retain(|b| {
+                        topo.nodes()
+                            .any(|n| topo.types(n).iter().any(|t| onto.is_a(t, b)))
+                    });
+                }
+                if let [one] = best.as_slice() {
                     tracing::debug!(word = %w.text, class = %one, "kind narrowed by a word of its subclass");
                     self.classes[i].iri = one.clone();
                     self.explained.push(w.span);
@@ -998,14 +1060,23 @@ impl<'a> Parts<'a> {
     }
 
     /// The unread words said of a named node or kind ("the condenser of
-    /// ch-2", "ch-2 condenser", "chw valve"): the question is about
-    /// something of it the reading did not place.
+    /// ch-2", "ch-2 condenser", "chw valve") or inside an identifier
+    /// ("hw_valve"): the question is about something the reading did not
+    /// place.
     fn unread_said_of(&self, left: &[String]) -> Vec<String> {
         let glue = |gap: &str| matches!(gap.trim(), "" | "of" | "of the" | "the" | "'s" | "s");
+        // A word joined to another by "_" is part of an identifier
+        // ("hw_valve"): a name the reading did not place.
+        let in_identifier = |w: &Word| {
+            self.lower[..w.span.start].ends_with('_') || self.lower[w.span.end..].starts_with('_')
+        };
         self.words
             .iter()
             .filter(|w| left.contains(&w.text))
             .filter(|w| {
+                if in_identifier(w) {
+                    return true;
+                }
                 let spans = self
                     .nodes
                     .iter()
@@ -1053,18 +1124,22 @@ impl<'a> Parts<'a> {
     /// ("units", not "rooftop units").
     fn free_cue(&self, cue: Cue) -> bool {
         self.cue_at(cue).into_iter().any(|at| {
-            let covered = self
+            !self
                 .classes
                 .iter()
                 .map(|c| c.span)
                 .chain(self.nodes.iter().map(|n| n.span))
-                .any(|s| s.start <= at && at < s.end);
-            // "the PSZ-AC-2 unit": the word after a name restates it.
-            let after_name = self
-                .nodes
+                .any(|s| s.start <= at && at < s.end)
+        })
+    }
+
+    /// Whether a word of the cue stands right after a named node ("the
+    /// PSZ-AC-2 unit"), where it may restate the name.
+    fn cue_after_name(&self, cue: Cue) -> bool {
+        self.cue_at(cue).into_iter().any(|at| {
+            self.nodes
                 .iter()
-                .any(|n| n.span.end <= at && self.lower[n.span.end..at].trim().is_empty());
-            !covered && !after_name
+                .any(|n| n.span.end <= at && self.lower[n.span.end..at].trim().is_empty())
         })
     }
 
@@ -1222,7 +1297,11 @@ pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
     match compose(&p, q) {
         // "what unit feeds zone 3": "unit" read as a unit of measure by
         // nothing.
-        Reading::Plan(plan) if plan.shape != Shape::Unit && p.free_cue(Cue::Unit) => {
+        Reading::Plan(plan)
+            if plan.shape != Shape::Unit
+                && p.free_cue(Cue::Unit)
+                && !p.cue_after_name(Cue::Unit) =>
+        {
             Reading::Unread {
                 words: vec!["unit".into()],
                 said_of: Vec::new(),
@@ -1566,7 +1645,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
     let focus = p.classes.first().cloned();
     let specific = focus.as_ref().filter(|c| !c.generic);
     // A unit of a point of the node.
-    if p.has(Cue::Unit) && !p.has(Cue::FeedVerb) {
+    if p.free_cue(Cue::Unit) && !p.has(Cue::FeedVerb) {
         let point = p.classes.iter().find(|c| c.point && !c.generic);
         let mut body = Block::default();
         let understood;
@@ -1893,6 +1972,17 @@ fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<(
     }
     let up = topo.walk(node, crate::topology::Way::Upstream, 32);
     if up.nodes().any(is) {
+        return Some((Rel::Feeds, false));
+    }
+    // "room306 - which AHU": a space is supplied through the zone that
+    // holds it (the chain of supply ends in the parts of what is fed).
+    // (A supplier may be a part: the supply fan of the AHU asked for.)
+    let through_zone = topo.containers(node).iter().any(|z| {
+        topo.walk(z, crate::topology::Way::Upstream, 32)
+            .nodes()
+            .any(|n| is(n) || topo.containers(n).iter().any(|c| is(c)))
+    });
+    if through_zone {
         return Some((Rel::Feeds, false));
     }
     None

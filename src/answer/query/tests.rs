@@ -141,6 +141,9 @@ async fn unlabelled_nodes_are_named_by_their_local_names() {
     // And back up: the air handler of a room, through its fan.
     let (_, got) = ask(&b, "which air handling unit serves room 103").await;
     assert_eq!(got, set(&["ahu_1"]));
+    // No relation word: a space is supplied through the zone holding it.
+    let (_, got) = ask(&b, "room_103 - which air handling unit").await;
+    assert_eq!(got, set(&["ahu_1"]));
 }
 
 #[tokio::test]
@@ -272,6 +275,10 @@ async fn possessives_paths_to_a_kind_and_contents_of_a_place() {
     // "trace … back to the chillers": the chillers upstream.
     let (_, got) = ask(&p, "trace VAV-1 back to the chillers").await;
     assert_eq!(got, set(&["CH-1"]));
+    // A word inside a point's mention its label lacks narrows it to the
+    // one subclass this building has ("discharge": air, not water).
+    let (_, got) = ask(&p, "what is the discharge temp sensor of AHU-1").await;
+    assert_eq!(got, set(&["AHU-1_SAT"]));
     // What is in a place, not where the place is.
     let (_, got) = ask(&p, "what equipment is located in room 101").await;
     assert_eq!(got, set(&["AHU-1"]));
