@@ -678,13 +678,28 @@ async fn chat_feeds_facts_agree_with_the_topology_api() {
             .as_str()
             .is_some_and(|u| u.contains("feed") || u.contains("fed by"));
         if supply && graph["answer"]["kind"] == json!("set") {
-            let named: Vec<String> = v["trace"]["grounding"]["entities"]
+            let mut named: Vec<String> = v["trace"]["grounding"]["entities"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .filter(|e| e["kind"] == json!("instance"))
                 .map(|e| e["iri"].as_str().unwrap().to_owned())
                 .collect();
+            // The node the query starts from may be one the question names
+            // through another ("the AHU-3 cooling coil" is AHU-3_CC): the
+            // campus nodes written in the query that ran.
+            let ran = graph["queries"]
+                .as_array()
+                .and_then(|q| q.last())
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            for part in ran.split('<').skip(1) {
+                let iri = part.split('>').next().unwrap_or_default();
+                if iri.starts_with("https://daemoniq.io/campus/") && !named.iter().any(|n| n == iri)
+                {
+                    named.push(iri.to_owned());
+                }
+            }
             let mut reach: BTreeSet<String> = BTreeSet::new();
             for n in &named {
                 reach.extend(reached(n, "upstream").await.into_keys());
