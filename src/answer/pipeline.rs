@@ -139,15 +139,20 @@ async fn engine(
     trace: &mut Trace,
 ) -> Result<(Question, query::Outcome), Fault> {
     let store = state.store.as_ref();
+    let answered = |o: &query::Outcome| {
+        matches!(
+            o,
+            query::Outcome::Drafted {
+                draft: Draft::Answer(..),
+                ..
+            }
+        )
+    };
     let outcome = query::answer(store, view, &q, &snap.cues, trace).await?;
     // Answered: done. Passed on, or abstained for want of data: the
     // question as meant may read otherwise ("occ sensor" is an occupancy
     // sensor, not the OCC status).
-    if let query::Outcome::Drafted {
-        draft: Draft::Answer(..),
-        ..
-    } = outcome
-    {
+    if answered(&outcome) {
         return Ok((q, outcome));
     }
     let Some(re) = snap.spelling.respell(query_text) else {
@@ -161,14 +166,7 @@ async fn engine(
     let outcome2 = query::answer(store, view, &q2, &snap.cues, &mut trace2).await?;
     // Only an answer: an abstention of the respelled question would take
     // the question as asked away from the documents.
-    let better = matches!(
-        outcome2,
-        query::Outcome::Drafted {
-            draft: Draft::Answer(..),
-            ..
-        }
-    );
-    if !better {
+    if !answered(&outcome2) {
         tracing::debug!(
             changes = re.changes.len(),
             "respelled question not composed either"

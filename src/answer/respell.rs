@@ -98,17 +98,11 @@ impl Spelling {
     /// Whether `word` (or its singular) is a word of the models or the
     /// ontology ("condenser"), not only plain English ("fix", "june").
     pub fn is_domain(&self, word: &str) -> bool {
-        self.domain.contains(word)
-            || word
-                .strip_suffix('s')
-                .is_some_and(|w| self.domain.contains(w))
+        holds(&self.domain, word)
     }
 
     fn knows(&self, word: &str) -> bool {
-        self.known.contains(word)
-            || word
-                .strip_suffix('s')
-                .is_some_and(|w| self.known.contains(w))
+        holds(&self.known, word)
     }
 
     /// The one known word `word` nearly spells, if there is exactly one at
@@ -192,6 +186,11 @@ impl Spelling {
         out.push_str(&text[last..]);
         Some(Respelled { text: out, changes })
     }
+}
+
+/// Whether `words` holds `word` or, for a plural, its singular.
+fn holds(words: &HashSet<String>, word: &str) -> bool {
+    words.contains(word) || word.strip_suffix('s').is_some_and(|w| words.contains(w))
 }
 
 /// Byte spans of the whole words of `text`: letters with inner hyphens,

@@ -100,6 +100,20 @@ async fn untyped_instead(
     Ok((!untyped.is_empty()).then_some(untyped))
 }
 
+/// The abstention for a plan the data cannot answer soundly: what was
+/// understood, and why.
+fn abstain(plan: &Plan, why: String, trace: &mut Trace, t: Instant) -> Outcome {
+    trace.graph.answer = None;
+    trace.stages_ms.insert("graph".into(), ms(t));
+    Outcome::Drafted {
+        draft: Draft::Abstain(Reason::Unsupported {
+            understood: plan.understood.clone(),
+            why,
+        }),
+        about_supply: false,
+    }
+}
+
 /// The abstention for a kind the data has none of.
 fn no_such_kind(
     view: GraphView<'_>,
@@ -110,15 +124,8 @@ fn no_such_kind(
 ) -> Outcome {
     let label = read::class_words(view, class);
     tracing::info!(class = %class, "the data has no instance of an asked kind; abstaining");
-    trace.graph.answer = None;
-    trace.stages_ms.insert("graph".into(), ms(t));
-    Outcome::Drafted {
-        draft: Draft::Abstain(Reason::Unsupported {
-            understood: plan.understood.clone(),
-            why: format!("this building's data has no {label} at all"),
-        }),
-        about_supply: false,
-    }
+    let why = format!("this building's data has no {label} at all");
+    abstain(plan, why, trace, t)
 }
 
 /// Reads, runs and answers a question; records the plan, the SPARQL and
@@ -198,14 +205,9 @@ pub async fn answer(
     let empty = result.items.is_empty() && result.boolean != Some(true) && result.groups.is_empty();
     if plan.loose && empty {
         tracing::info!("empty result over a loosely read class; abstaining");
-        trace.graph.answer = None;
-        return Ok(Outcome::Drafted {
-            draft: Draft::Abstain(Reason::Unsupported {
-                understood: plan.understood.clone(),
-                why: "the graph has none of the kind as read, and that kind was read loosely from the words".into(),
-            }),
-            about_supply: false,
-        });
+        let why =
+            "the graph has none of the kind as read, and that kind was read loosely from the words";
+        return Ok(abstain(&plan, why.into(), trace, t));
     }
     if empty {
         for (_, c) in &plan.body.types {
@@ -218,19 +220,12 @@ pub async fn answer(
                 nodes = untyped.len(),
                 "empty result, but untyped nodes stand in the relation; abstaining"
             );
-            trace.graph.answer = None;
-            trace.stages_ms.insert("graph".into(), ms(t));
             let names: Vec<String> = untyped.iter().map(|n| name_of(view, n)).collect();
-            return Ok(Outcome::Drafted {
-                draft: Draft::Abstain(Reason::Unsupported {
-                    understood: plan.understood.clone(),
-                    why: format!(
-                        "nothing of the kind asked stands in that relation; {} does, and the model gives it no type",
-                        names.join(", ")
-                    ),
-                }),
-                about_supply: false,
-            });
+            let why = format!(
+                "nothing of the kind asked stands in that relation; {} does, and the model gives it no type",
+                names.join(", ")
+            );
+            return Ok(abstain(&plan, why, trace, t));
         }
     }
     if let Some(q2) = instead(&plan, &result) {

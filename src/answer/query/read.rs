@@ -334,6 +334,18 @@ impl<'a> Parts<'a> {
         p
     }
 
+    /// A node the grounder did not find, named by the text at `span`:
+    /// recorded as resolved and put among the nodes in text order.
+    fn name_node(&mut self, iri: &str, span: Span) {
+        self.resolved
+            .push(self.lower[span.start..span.end].to_owned());
+        self.nodes.push(NodeMention {
+            iri: iri.to_owned(),
+            span,
+        });
+        self.nodes.sort_by_key(|m| m.span.start);
+    }
+
     /// Words no node, class, cue or earlier rule accounts for, with their
     /// positions in `words`.
     fn free_words(&self) -> Vec<usize> {
@@ -398,13 +410,7 @@ impl<'a> Parts<'a> {
                     start: end,
                     end: after.map_or(c.span.end, |(s, _)| s.end),
                 };
-                self.resolved
-                    .push(self.lower[span.start..span.end].to_owned());
-                self.nodes.push(NodeMention {
-                    iri: (*one).to_owned(),
-                    span,
-                });
-                self.nodes.sort_by_key(|m| m.span.start);
+                self.name_node(one, span);
                 self.classes.remove(i);
             } else {
                 i += 1;
@@ -745,13 +751,7 @@ impl<'a> Parts<'a> {
                     start: run[0].span.start,
                     end: run[run.len() - 1].span.end,
                 };
-                self.resolved
-                    .push(self.lower[span.start..span.end].to_owned());
-                self.nodes.push(NodeMention {
-                    iri: (*one).to_owned(),
-                    span,
-                });
-                self.nodes.sort_by_key(|m| m.span.start);
+                self.name_node(one, span);
             }
         }
     }
@@ -1008,13 +1008,7 @@ impl<'a> Parts<'a> {
                 .collect();
             found.sort_unstable();
             if let [one] = found.as_slice() {
-                self.resolved
-                    .push(self.lower[span.start..span.end].to_owned());
-                self.nodes.push(NodeMention {
-                    iri: (*one).to_owned(),
-                    span,
-                });
-                self.nodes.sort_by_key(|m| m.span.start);
+                self.name_node(one, span);
                 self.classes.remove(i);
             } else {
                 // "floor 4" where the building has no (or several) floor 4.
