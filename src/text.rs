@@ -171,6 +171,8 @@ pub enum Cue {
     Source,
     /// The whole building or plant ("in this plant").
     Scope,
+    /// What a feeds relation carries ("air", "water").
+    Medium,
 }
 
 /// The question cues, read from the store.
@@ -239,6 +241,24 @@ impl Cues {
     /// Whether one of the cue's phrases occurs in the (lower-cased) text.
     pub fn in_text(&self, cue: Cue, lower: &str) -> bool {
         self.list(cue).iter().any(|p| lower.contains(p.as_str()))
+    }
+
+    /// Whether the (lower-cased) text asks for a number: a count word, or
+    /// a count phrase not bound to the noun before it ("the number of
+    /// boxes" counts, "the serial number of CH-1" names a property).
+    pub fn asks_count(&self, lower: &str) -> bool {
+        if words(lower).iter().any(|w| self.is(Cue::Count, w)) {
+            return true;
+        }
+        self.list(Cue::CountPhrase).iter().any(|phrase| {
+            lower.match_indices(phrase.as_str()).any(|(at, _)| {
+                let before = lower[..at].split_whitespace().next_back();
+                !phrase.starts_with("number")
+                    || before.is_none_or(|w| {
+                        self.is(Cue::FunctionWord, w.trim_matches(|c: char| !c.is_alphanumeric()))
+                    })
+            })
+        })
     }
 }
 

@@ -145,7 +145,7 @@ pub fn read(
     filter_class: bool,
 ) -> Reading {
     let mut r = Reading {
-        count: cues.in_text(Cue::CountPhrase, lower) || cues.any(Cue::Count, w),
+        count: cues.asks_count(lower),
         telemetry: cues.in_text(Cue::Live, lower),
         yes_no: w.first().is_some_and(|x| cues.is(Cue::YesNo, x)),
         ..Reading::default()
@@ -194,7 +194,29 @@ pub fn read(
     if cues.any(Cue::Downstream, w) {
         r.push(Intent::Downstream);
     }
-    if let Some(v) = cues.position(Cue::FeedVerb, w) {
+    // A verb of supply inside a named kind ("supply air temp setpoint") is
+    // part of its name.
+    let free_verb = cues.position(Cue::FeedVerb, w).filter(|_| {
+        let spans: Vec<crate::ground::Span> = g
+            .equipment_types
+            .iter()
+            .map(|e| e.span)
+            .chain(g.point_types.iter().map(|p| p.span))
+            .chain(g.entities.iter().map(|e| e.span))
+            .collect();
+        cues.list(Cue::FeedVerb).iter().any(|verb| {
+            lower.match_indices(verb.as_str()).any(|(at, _)| {
+                let end = at + verb.len();
+                let bound = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
+                bound(lower[..at].chars().next_back())
+                    && bound(lower[end..].chars().next())
+                    && !spans
+                        .iter()
+                        .any(|s| s.covers(crate::ground::Span { start: at, end }))
+            })
+        })
+    });
+    if let Some(v) = free_verb {
         let entity_at = instances.first().and_then(|e| {
             let m = e.matched.to_lowercase();
             let at = lower.find(&m)?;

@@ -164,22 +164,33 @@ async fn engine(
     }
     let mut trace2 = trace.clone();
     let outcome2 = query::answer(store, view, &q2, &snap.cues, &mut trace2).await?;
-    // Only an answer: an abstention of the respelled question would take
-    // the question as asked away from the documents.
-    if !answered(&outcome2) {
-        tracing::debug!(
-            changes = re.changes.len(),
-            "respelled question not composed either"
-        );
-        return Ok((q, outcome));
-    }
-    *trace = trace2;
-    tracing::info!(changes = re.changes.len(), "question composed as respelled");
     let said: Vec<String> = re
         .changes
         .iter()
         .map(|(typed, read)| format!("\"{typed}\" as \"{read}\""))
         .collect();
+    // Only an answer: an abstention of the respelled question would take
+    // the question as asked away from the documents. When the engine
+    // passed on both, the graph facts and the documents read the question
+    // respelled ("definiton" is "definition", "htg" is "heating").
+    if !answered(&outcome2) {
+        tracing::debug!(
+            changes = re.changes.len(),
+            "respelled question not composed either"
+        );
+        if matches!(outcome, query::Outcome::Pass) && !q2.grounding.is_empty() {
+            trace
+                .retrieval
+                .decisions
+                .push(format!("read {} for the graph facts and documents", said.join(", ")));
+            trace.graph.read_as = Some(re.text);
+            trace.grounding = Some(q2.grounding.clone());
+            return Ok((q2, outcome));
+        }
+        return Ok((q, outcome));
+    }
+    *trace = trace2;
+    tracing::info!(changes = re.changes.len(), "question composed as respelled");
     trace
         .retrieval
         .decisions
@@ -312,6 +323,15 @@ async fn draft(
         documents::answer(docs.as_deref(), cfg, &q, found).await?
     };
     trace.stages_ms.insert("synthesize".into(), ms(t));
+    let d = match (d, &trace.graph.read_as) {
+        (Draft::Answer(mut answer, used), Some(read)) => {
+            answer.limitations = format!("Read as \"{read}\". {}", answer.limitations)
+                .trim_end()
+                .to_owned();
+            Draft::Answer(answer, used)
+        }
+        (d, _) => d,
+    };
     let used = match &d {
         Draft::Answer(_, used) => used.clone(),
         Draft::Abstain(_) => Vec::new(),

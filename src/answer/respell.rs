@@ -149,8 +149,29 @@ impl Spelling {
     /// underscores or other words by a hyphen ("hw_valve", "psz-ac-2") are
     /// names and are left as typed.
     pub fn respell(&self, text: &str) -> Option<Respelled> {
-        let mut out = String::with_capacity(text.len() + 16);
+        // Shorthand of several words first ("carbon dioxide" → "co2").
         let mut changes = Vec::new();
+        let mut phrased = text.to_owned();
+        let mut phrases: Vec<(&String, &String)> =
+            self.spelled.iter().filter(|(k, _)| k.contains(' ')).collect();
+        phrases.sort();
+        for (short, words) in phrases {
+            let lower = phrased.to_lowercase();
+            if lower.len() != phrased.len() {
+                continue;
+            }
+            let bound = |c: Option<char>| !c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            let found = lower.match_indices(short.as_str()).find(|(at, _)| {
+                bound(lower[..*at].chars().next_back())
+                    && bound(lower[at + short.len()..].chars().next())
+            });
+            if let Some((at, _)) = found {
+                changes.push((phrased[at..at + short.len()].to_owned(), words.clone()));
+                phrased.replace_range(at..at + short.len(), words);
+            }
+        }
+        let text = phrased.as_str();
+        let mut out = String::with_capacity(text.len() + 16);
         let mut last = 0;
         let mut prev_words: Vec<String> = Vec::new();
         for (start, end) in words(text) {

@@ -1048,7 +1048,12 @@ impl<'a> Parts<'a> {
             .iter()
             .filter(|w| !covered.iter().any(|c| c.covers(w.span)))
             .filter(|w| number(&w.text).is_none() && w.text.len() > 1)
-            .filter(|w| !<Cue as strum::IntoEnumIterator>::iter().any(|c| self.cues.is(c, &w.text)))
+            .filter(|w| {
+                !<Cue as strum::IntoEnumIterator>::iter()
+                    .filter(|&c| c != Cue::Medium)
+                    .any(|c| self.cues.is(c, &w.text))
+            })
+            .filter(|w| !self.medium_word(w))
             .map(|w| w.text.clone())
             .collect()
     }
@@ -1083,6 +1088,42 @@ impl<'a> Parts<'a> {
             })
             .map(|w| w.text.clone())
             .collect()
+    }
+
+    /// Whether the word is what a supply relation carries: a medium word
+    /// ("air", "water") after a verb of supply or before "from"/"to"
+    /// ("supply air to", "get its air from", "make that chilled water"),
+    /// not one naming something ("air path", "water pump").
+    fn medium_word(&self, w: &Word) -> bool {
+        if !self.cues.is(Cue::Medium, &w.text) {
+            return false;
+        }
+        let at = self.words.iter().position(|x| x.span.start == w.span.start);
+        let Some(at) = at else { return false };
+        let filler = |t: &str| {
+            matches!(t, "its" | "their" | "the" | "that" | "this" | "chilled" | "hot" | "condenser")
+        };
+        let verb = |t: &str| {
+            [Cue::FeedVerb, Cue::Upstream, Cue::Downstream]
+                .iter()
+                .any(|&c| self.cues.is(c, t))
+                || matches!(t, "get" | "gets" | "getting" | "receive" | "receives" | "make" | "makes")
+        };
+        let before = self.words[..at]
+            .iter()
+            .rev()
+            .find(|x| !filler(&x.text))
+            .is_some_and(|x| verb(&x.text));
+        let after = self
+            .words
+            .get(at + 1)
+            .is_some_and(|x| matches!(x.text.as_str(), "from" | "to"));
+        before || after
+    }
+
+    /// Whether a medium word stands in a supply relation.
+    fn medium_said(&self) -> bool {
+        self.words.iter().any(|w| self.medium_word(w))
     }
 
     /// Byte offsets where a cue's words or phrases occur.
@@ -1156,7 +1197,7 @@ impl<'a> Parts<'a> {
             || self.words.iter().any(|w| {
                 matches!(
                     w.text.as_str(),
-                    "what" | "which" | "how" | "where" | "list" | "show" | "wat" | "whats"
+                    "what" | "which" | "how" | "where" | "list" | "show" | "whats"
                 )
             });
         (self.cues.is(Cue::YesNo, first) && !wh)
@@ -1175,7 +1216,7 @@ impl<'a> Parts<'a> {
     }
 
     fn count_asked(&self) -> bool {
-        self.has(Cue::Count) || self.has(Cue::CountPhrase) || self.first_word() == "#"
+        self.cues.asks_count(&self.lower) || self.first_word() == "#"
     }
 
     /// Where a relation word is, if any, and which relation.
@@ -1187,6 +1228,10 @@ impl<'a> Parts<'a> {
         if let Some(p) = self.lower.find("->") {
             found.push((p, Rel::Feeds));
         }
+        // "where does VAV-2-14 get its air from": the supplier of a medium.
+        if self.medium_said() {
+            found.extend(self.cue_at(Cue::Source).into_iter().map(|p| (p, Rel::Feeds)));
+        }
         for cue in [Cue::Parts, Cue::PartOf] {
             found.extend(self.cue_at(cue).into_iter().map(|p| (p, Rel::Part)));
         }
@@ -1196,6 +1241,18 @@ impl<'a> Parts<'a> {
                 .map(|p| (p, Rel::Location)),
         );
         found.sort_by_key(|(p, _)| *p);
+        // "where does CHWP-2 pump to", "where does it get its air from":
+        // "where" asks the place a supply relation ends at, not a location.
+        if found.len() > 1
+            && found[0].1 == Rel::Location
+            && self
+                .words
+                .iter()
+                .any(|w| w.span.start == found[0].0 && matches!(w.text.as_str(), "where" | "wheres"))
+            && let Some(&(p, r)) = found.iter().find(|(_, r)| *r == Rel::Feeds)
+        {
+            return Some((r, p));
+        }
         found.first().map(|(p, r)| (*r, *p))
     }
 
@@ -1911,6 +1968,13 @@ fn feeds_down(p: &Parts<'_>, a: &NodeMention, verb: usize) -> bool {
     // "which VAVs on AHU-1": the node after "on" supplies.
     if p.relation().is_none() && p.first(Cue::On).is_some_and(before) {
         return true;
+    }
+    // "boxes that get air from AHU-1" (the node supplies), "where does
+    // VAV-2-14 get its air from" (the node is supplied).
+    if p.medium_said()
+        && let Some(from) = p.first(Cue::Source)
+    {
+        return before(from);
     }
     if p.first(Cue::Source).is_some_and(before) {
         return true;
