@@ -13,6 +13,7 @@ const SKOS_DEFINITION: &str = "http://www.w3.org/2004/02/skos/core#definition";
 const RDFS_COMMENT: &str = "http://www.w3.org/2000/01/rdf-schema#comment";
 const RDFS_SUBCLASS: &str = "http://www.w3.org/2000/01/rdf-schema#subClassOf";
 const OWL_EQUIVALENT: &str = "http://www.w3.org/2002/07/owl#equivalentClass";
+const OWL_DEPRECATED: &str = "http://www.w3.org/2002/07/owl#deprecated";
 
 impl GraphContext<'_> {
     /// Brick classes whose label is two or three consecutive words of the
@@ -83,6 +84,33 @@ impl GraphContext<'_> {
                     .join(", ")
             ));
         }
+        // Deprecated in this Brick version: say so, with its replacement
+        // when Brick names one.
+        let replaced_by = card.iris(&format!("{}isReplacedBy", vocab::BRICK));
+        if card
+            .first(OWL_DEPRECATED)
+            .is_some_and(|d| d.trim() == "true" || d.trim() == "1")
+        {
+            text.push_str(" Deprecated in this Brick version (owl:deprecated)");
+            if let Some(v) = card.first(&format!("{}deprecatedInVersion", vocab::BRICK)) {
+                text.push_str(&format!(" since {}", v.trim()));
+            }
+            text.push('.');
+            if let Some(m) = card.first(&format!("{}deprecationMitigationMessage", vocab::BRICK)) {
+                text.push_str(&format!(" {}", m.trim()));
+                if !text.ends_with('.') {
+                    text.push('.');
+                }
+            }
+            if !replaced_by.is_empty() {
+                text.push_str(&format!(
+                    " Replaced by: {}.",
+                    replaced_by.iter().map(|p| local(p).to_owned()).collect::<Vec<_>>().join(", ")
+                ));
+            } else {
+                text.push_str(" Brick names no replacement class.");
+            }
+        }
         if !equivalents.is_empty() {
             text.push_str(&format!(
                 " Equivalent class: {}.",
@@ -95,6 +123,7 @@ impl GraphContext<'_> {
         }
         let mut ids = parents;
         ids.extend(equivalents);
+        ids.extend(replaced_by);
         if let Some(a) = about {
             ids.push(a.to_owned());
         }

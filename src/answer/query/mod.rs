@@ -485,9 +485,18 @@ async fn draft(
     let via = paths(view, plan, &r.items);
     let no_path = BTreeMap::new();
     let text = match &plan.shape {
+        // "is there a CO2 sensor on VAV-3-02": asked yes or no, answered
+        // by what there is.
+        Shape::List if n == 0 && q.reading.yes_no => {
+            format!("No: the building graph has nothing that matches ({understood}).")
+        }
         Shape::List if n == 0 => {
             format!("None: the building graph has nothing that matches ({understood}).")
         }
+        Shape::List if q.reading.yes_no => format!(
+            "Yes: {understood}: {n} — {}.",
+            names(view, &r.items, &via)
+        ),
         Shape::List => format!(
             "{}: {n} — {}.",
             capitalised(understood),
@@ -552,9 +561,40 @@ async fn draft(
             format!("{}: {}.", capitalised(understood), per.join(", "))
         }
     };
+    // "… and what brick class is it": the classes the results are typed.
+    let asks_class = q
+        .grounding
+        .entities
+        .iter()
+        .any(|e| e.iri == crate::vocab::brick("Class"));
+    let mut typed: Vec<String> = Vec::new();
+    let mut text = text;
+    if asks_class && matches!(plan.shape, Shape::List) && n > 0 {
+        for i in r.items.iter().take(MAX_NAMED) {
+            for t in view.topo.types(i) {
+                if !typed.contains(t) {
+                    typed.push(t.clone());
+                }
+            }
+        }
+        if !typed.is_empty() {
+            let said: Vec<String> = typed
+                .iter()
+                .map(|t| {
+                    format!(
+                        "{} ({})",
+                        read::class_words(view, t),
+                        crate::vocab::local_name(t)
+                    )
+                })
+                .collect();
+            text.push_str(&format!(" Typed: {}.", said.join(", ")));
+        }
+    }
     // Provenance: the graphs the anchors and the results are stated in.
     let anchors = anchors(plan);
     let mut cited: Vec<String> = anchors.clone();
+    cited.extend(typed);
     for i in r
         .items
         .iter()

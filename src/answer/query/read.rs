@@ -890,8 +890,11 @@ impl<'a> Parts<'a> {
             let the = self.lower[..c.span.start].trim_end().ends_with(" the")
                 || self.lower[..c.span.start].trim_end() == "the";
             // The focus of a list ("the VAVs") stays a class.
-            let focus =
-                i == 0 && self.nodes.is_empty() && !self.cues.is(Cue::YesNo, self.first_word());
+            // "where's the condenser water pump" asks about the one there is.
+            let focus = i == 0
+                && self.nodes.is_empty()
+                && !self.cues.is(Cue::YesNo, self.first_word())
+                && self.relation().is_none();
             // "the chillers" asks for the set, however many there are.
             let said = &self.lower[c.span.start..c.span.end];
             let plural = said.ends_with('s') && !said.ends_with("ss");
@@ -1912,6 +1915,20 @@ fn anchored(p: &Parts<'_>) -> Reading {
             return Reading::Plan(Box::new(plan));
         }
         Rel::Location => {
+            // "what room and floor is VAV-2-16 in": every place it is in,
+            // not a room that is on a floor.
+            let places: Vec<&ClassMention> = p
+                .classes
+                .iter()
+                .filter(|c| c.location && !c.generic)
+                .collect();
+            let several = places.windows(2).any(|w| {
+                w[0].span.end <= w[1].span.start
+                    && matches!(
+                        p.lower[w[0].span.end..w[1].span.start].trim(),
+                        "and" | "&" | "/" | "," | "or" | "and which" | "and what"
+                    )
+            });
             let reach = if specific.is_some() {
                 Reach::Transitive
             } else {
@@ -1921,6 +1938,14 @@ fn anchored(p: &Parts<'_>) -> Reading {
                 .links
                 .push(link(Rel::Location, anchor.clone(), x.clone(), reach));
             plan.understood = format!("where {name} is");
+            if several {
+                let kinds: Vec<String> = places.iter().map(|c| p.class_name(c)).collect();
+                plan.understood = format!("where {name} is ({})", kinds.join(", "));
+                if count {
+                    plan.understood = format!("how many: {}", plan.understood);
+                }
+                return Reading::Plan(Box::new(plan));
+            }
         }
     }
     if rel != Rel::Point
