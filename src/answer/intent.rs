@@ -117,6 +117,23 @@ pub fn point_tags(g: &Grounding) -> Vec<String> {
         .collect()
 }
 
+/// A question that is one term and nothing else ("ZNT?", "DAT = ?",
+/// "vavZone"): it asks what the term is. A plural ("vavs?") asks for the
+/// things, a name for the node.
+fn bare_term(cues: &Cues, w: &[String], g: &Grounding) -> bool {
+    let content: Vec<&String> = w
+        .iter()
+        .filter(|x| !cues.is(Cue::FunctionWord, x) && x.chars().any(char::is_alphabetic))
+        .collect();
+    let [term] = content.as_slice() else {
+        return false;
+    };
+    let kinds = g.equipment_types.len() + g.point_types.len();
+    !term.ends_with('s')
+        && g.entities.iter().all(|e| e.kind != EntityKind::Instance)
+        && (kinds == 1 || (kinds == 0 && !g.raw_tags.is_empty()))
+}
+
 /// The content words of a question: its words without function words and
 /// without the names the grounder matched, stemmed, no duplicates.
 pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
@@ -184,7 +201,8 @@ pub fn read(
     if cues.any(Cue::Tags, w) {
         r.push(Intent::Tags);
     }
-    if cues.any(Cue::Define, w) || cues.in_text(Cue::DefinePhrase, lower) {
+    if cues.any(Cue::Define, w) || cues.in_text(Cue::DefinePhrase, lower) || bare_term(cues, w, g)
+    {
         r.push(Intent::Definition);
     }
     // Feeds: explicit words first, then the order of verb and entity.

@@ -127,11 +127,27 @@ pub fn pick(
     out
 }
 
-/// Fraction of focus terms held by the picked sentences (1.0 when the
-/// question has none).
-pub fn coverage(focus: &[String], picked: &[Picked]) -> f32 {
+/// Fraction of focus terms held by the picked sentences; for a question
+/// with no focus terms, the fraction of its names (labels) they mention
+/// (0 when it has neither).
+pub fn coverage(focus: &[String], labels: &[String], picked: &[Picked]) -> f32 {
     if focus.is_empty() {
-        return 1.0;
+        // Nothing but names: the passage must name what the question
+        // names; a question with neither measures nothing and passes
+        // nothing.
+        let named: Vec<String> = labels
+            .iter()
+            .map(|l| squash(l))
+            .filter(|l| l.len() > 2)
+            .collect();
+        if named.is_empty() {
+            return 0.0;
+        }
+        let held = named
+            .iter()
+            .filter(|l| picked.iter().any(|p| squash(&p.text).contains(l.as_str())))
+            .count();
+        return held as f32 / named.len() as f32;
     }
     let held = focus
         .iter()
@@ -165,8 +181,18 @@ mod tests {
         let f = focus(&["heating", "max", "cfm"]);
         let p = pick(&f, &[], &[(0, text, 0.0)], 2);
         assert_eq!(p[0].text, "Its heating maximum is 175 cfm.");
-        assert!((coverage(&f, &p) - 1.0).abs() < 1e-6);
+        assert!((coverage(&f, &[], &p) - 1.0).abs() < 1e-6);
         let none = pick(&focus(&["tonnage", "chiller"]), &[], &[(0, text, 0.0)], 2);
-        assert_eq!(coverage(&focus(&["tonnage", "chiller"]), &none), 0.0);
+        assert_eq!(coverage(&focus(&["tonnage", "chiller"]), &[], &none), 0.0);
+    }
+
+    #[test]
+    fn no_content_words_measure_the_names_not_nothing() {
+        let text = "VAV-2-14 is a reheat box. Its heating maximum is 175 cfm.";
+        let p = pick(&[], &["VAV-2-14".into()], &[(0, text, 0.0)], 2);
+        assert!((coverage(&[], &["VAV-2-14".into()], &p) - 1.0).abs() < 1e-6);
+        assert_eq!(coverage(&[], &["VAV-3-07".into()], &p), 0.0);
+        // Neither content words nor names: nothing is measured, nothing passes.
+        assert_eq!(coverage(&[], &[], &p), 0.0);
     }
 }

@@ -1398,6 +1398,7 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     // upstream; a path between two named nodes is answered elsewhere.
     let path_to_kind = p.has(Cue::Path) && p.nodes.len() == 1 && !p.specific().is_empty();
     if product
+        || q.reading.has(crate::answer::intent::Intent::Definition)
         || elsewhere
             .iter()
             .any(|&c| p.has(c) && !(c == Cue::Path && path_to_kind))
