@@ -321,4 +321,15 @@ pub(crate) mod tests {
             ]
         );
     }
+
+    #[tokio::test]
+    async fn a_count_phrase_bound_to_a_noun_counts_nothing() {
+        let c = cues().await;
+        assert!(c.asks_count("how many vavs are on ahu-1"));
+        assert!(c.asks_count("the number of boxes on ahu-2"));
+        assert!(c.asks_count("number of points on vav-1"));
+        assert!(c.asks_count("count the chillers"));
+        assert!(!c.asks_count("serial number of ch-1?"));
+        assert!(!c.asks_count("part number of the vav-2-14 controller"));
+    }
 }

@@ -386,4 +386,51 @@ mod tests {
         );
         assert_eq!(f.focus, ["warranty", "expire"]);
     }
+
+    fn point(class: &str, span: crate::ground::Span) -> crate::ground::PointType {
+        crate::ground::PointType {
+            haystack_tags: Vec::new(),
+            brick_class: Some(class.into()),
+            confidence: 0.9,
+            span,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_verb_inside_a_named_kind_asks_no_supply() {
+        let c = cues().await;
+        let q = "ahu1 supply air temp setpoint - lowest and highest?";
+        let mut grounding = g(vec![entity("AHU-1", "ahu1")]);
+        let at = q.find("supply").unwrap();
+        let end = q.find(" -").unwrap();
+        grounding.point_types = vec![point(
+            "Supply_Air_Temperature_Setpoint",
+            crate::ground::Span { start: at, end },
+        )];
+        let r = read_q(&c, q, &grounding, false, false);
+        assert!(!r.asks_feeds(), "{:?}", r.intents);
+        // The same verb outside the name asks about supply.
+        let r = read_q(
+            &c,
+            "what does ahu1 supply",
+            &g(vec![entity("AHU-1", "ahu1")]),
+            false,
+            false,
+        );
+        assert!(r.has(Intent::Downstream), "{:?}", r.intents);
+    }
+
+    #[tokio::test]
+    async fn one_term_alone_asks_what_it_is() {
+        let c = cues().await;
+        let mut grounding = g(Vec::new());
+        grounding.point_types = vec![point("Zone_Air_Temperature_Sensor", Default::default())];
+        assert!(read_q(&c, "ZNT = ?", &grounding, false, false).has(Intent::Definition));
+        assert!(read_q(&c, "ZNT?", &grounding, false, false).has(Intent::Definition));
+        // Plural: the things, not the word.
+        assert!(!read_q(&c, "ZNTs?", &grounding, false, false).has(Intent::Definition));
+        // More than the term: not a definition by default.
+        assert!(!read_q(&c, "ZNT on vav-1?", &grounding, false, false).has(Intent::Definition));
+    }
 }
+

@@ -258,6 +258,8 @@ mod tests {
             ("vlv", "valve"),
             ("rm", "room"),
             ("box", "vav box"),
+            ("carbon dioxide", "co2"),
+            ("terminal boxes", "terminal units"),
         ]
         .into_iter()
         .map(|(a, b)| (a.to_owned(), b.to_owned()))
@@ -321,4 +323,22 @@ mod tests {
             "which vav box is on ahu-1"
         );
     }
+
+    #[test]
+    fn shorthand_of_several_words_is_spelled_out_first() {
+        let s = spelling();
+        let r = s
+            .respell("is there Carbon Dioxide sensing on vav 3-02")
+            .unwrap();
+        assert_eq!(r.text, "is there co2 sensing on vav 3-02");
+        assert_eq!(r.changes[0], ("Carbon Dioxide".to_owned(), "co2".to_owned()));
+        // The phrase before its words: "terminal boxes" is not "terminal vav boxes".
+        assert_eq!(
+            s.respell("how many terminal boxes on ahu 2").unwrap().text,
+            "how many terminal units on ahu 2"
+        );
+        // Only on word boundaries.
+        assert!(s.respell("carbon dioxides").is_none_or(|r| !r.text.contains("co2")));
+    }
 }
+

@@ -283,3 +283,35 @@ async fn possessives_paths_to_a_kind_and_contents_of_a_place() {
     let (_, got) = ask(&p, "what equipment is located in room 101").await;
     assert_eq!(got, set(&["AHU-1"]));
 }
+
+#[tokio::test]
+async fn everyday_wording_of_supply_and_place() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    // A medium after a verb of receiving, "from" after the node: upstream.
+    let (_, got) = ask(&b, "where does vav-1 get its air from?").await;
+    assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]));
+    // "supply" is a verb of supply; the medium after it names no kind.
+    assert_eq!(ask(&b, "does ahu-1 supply air to vav-2?").await.1, set(&["yes"]));
+    assert_eq!(ask(&b, "does ahu-1 supply air to ch-1?").await.1, set(&["no"]));
+    // "hang off" like "on": the node after it supplies.
+    let (_, got) = ask(&b, "what vavs hang off ahu-1").await;
+    assert_eq!(got, set(&["VAV-1", "VAV-2"]));
+    // "where does … feed" asks where the supply goes, not where it is.
+    let (_, got) = ask(&b, "where does ch-1 feed").await;
+    assert_eq!(got, set(&["AHU-1"]));
+    // "what room and floor": every place the node is in, not a room on a
+    // floor.
+    let (_, got) = ask(&b, "what room and floor is vav-1 in").await;
+    assert!(got.contains("Room_102") && got.contains("Floor_1"), "{got:?}");
+    // "where's the air handler": the one there is.
+    let (_, got) = ask(&b, "where's the air handling unit").await;
+    assert_eq!(got, set(&["Room_101"]));
+    let (_, got) = ask(&b, "what does the chiller feed").await;
+    assert_eq!(got, set(&["AHU-1"]));
+    // An air path is not air supplied: "air" stays unread.
+    let view = GraphView::new(&b.topo, &b.onto);
+    let q = Question::read("air path from ch-1 to vav-1", &b.grounder, &b.cues, view);
+    assert!(!matches!(read::read(&q, &b.cues, view), Reading::Plan(_)));
+}
