@@ -243,6 +243,21 @@ impl Cues {
         self.list(cue).iter().any(|p| lower.contains(p.as_str()))
     }
 
+    /// Whether `word` is one of the single-word entries of some cue.
+    pub fn is_cue_word(&self, word: &str) -> bool {
+        self.sets.values().flatten().any(|e| e == word)
+    }
+
+    /// Whether a stemmed term is the stem of a word of some cue ("make" of
+    /// "makes", "part" of "part no").
+    pub fn knows_stem(&self, term: &str) -> bool {
+        self.sets
+            .values()
+            .flatten()
+            .flat_map(|entry| words(entry))
+            .any(|w| stem(&w) == term)
+    }
+
     /// Whether the (lower-cased) text asks for a number: a count word, or
     /// a count phrase not bound to the noun before it ("the number of
     /// boxes" counts, "the serial number of CH-1" names a property).
@@ -255,7 +270,10 @@ impl Cues {
                 let before = lower[..at].split_whitespace().next_back();
                 !phrase.starts_with("number")
                     || before.is_none_or(|w| {
-                        self.is(Cue::FunctionWord, w.trim_matches(|c: char| !c.is_alphanumeric()))
+                        self.is(
+                            Cue::FunctionWord,
+                            w.trim_matches(|c: char| !c.is_alphanumeric()),
+                        )
                     })
             })
         })

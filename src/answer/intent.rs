@@ -201,8 +201,7 @@ pub fn read(
     if cues.any(Cue::Tags, w) {
         r.push(Intent::Tags);
     }
-    if cues.any(Cue::Define, w) || cues.in_text(Cue::DefinePhrase, lower) || bare_term(cues, w, g)
-    {
+    if cues.any(Cue::Define, w) || cues.in_text(Cue::DefinePhrase, lower) || bare_term(cues, w, g) {
         r.push(Intent::Definition);
     }
     // Feeds: explicit words first, then the order of verb and entity.
@@ -433,4 +432,3 @@ mod tests {
         assert!(!read_q(&c, "ZNT on vav-1?", &grounding, false, false).has(Intent::Definition));
     }
 }
-

@@ -19,6 +19,7 @@ use super::compose::selected::Selection;
 use super::compose::{Draft, documents, graph, selected};
 use super::contract::{Answer, ContractChecker};
 use super::gather::{self, Retrieval};
+use super::intent::Intent;
 use super::question::Question;
 use super::refusal::{self, Reason};
 use super::request::{self, Request};
@@ -29,6 +30,7 @@ use super::{
     Trace, TracedChunk, conflict, ms, query,
 };
 use crate::config::AnswerConfig;
+use crate::ground::EntityKind;
 use crate::ingest::DocService;
 use crate::state::{AppState, Snapshot};
 use serde::Serialize;
@@ -171,18 +173,27 @@ async fn engine(
         .collect();
     // Only an answer: an abstention of the respelled question would take
     // the question as asked away from the documents. When the engine
-    // passed on both, the graph facts and the documents read the question
-    // respelled ("definiton" is "definition", "htg" is "heating").
+    // passed on both and every change spells out an abbreviation ("stpt"
+    // → "setpoint") or corrects a misspelled question word into a cue word
+    // ("definiton" → "definition"), the graph facts and the documents read
+    // the question respelled. A word qualified for the engine ("box" as
+    // "vav box") would narrow the documents' search, and a correction into
+    // a content word may be a real word the vocabulary lacks ("bumps" is
+    // not "pumps").
     if !answered(&outcome2) {
         tracing::debug!(
             changes = re.changes.len(),
             "respelled question not composed either"
         );
-        if matches!(outcome, query::Outcome::Pass) && !q2.grounding.is_empty() {
-            trace
-                .retrieval
-                .decisions
-                .push(format!("read {} for the graph facts and documents", said.join(", ")));
+        let typos_only = re.changes.iter().all(|(typed, read)| {
+            snap.spelling.abbreviates(typed)
+                || (!snap.spelling.is_shorthand(typed) && snap.cues.is_cue_word(read))
+        });
+        if matches!(outcome, query::Outcome::Pass) && typos_only && !q2.grounding.is_empty() {
+            trace.retrieval.decisions.push(format!(
+                "read {} for the graph facts and documents",
+                said.join(", ")
+            ));
             trace.graph.read_as = Some(re.text);
             trace.grounding = Some(q2.grounding.clone());
             return Ok((q2, outcome));
@@ -213,6 +224,13 @@ async fn engine(
         o => o,
     };
     Ok((q2, outcome2))
+}
+
+/// A focus term of a question about a named node's product that neither
+/// a cue nor the building's vocabulary knows ("ip", "address"): something
+/// asked of the node that its product does not say.
+fn asked_beyond(snap: &Snapshot, term: &str) -> bool {
+    !snap.cues.knows_stem(term) && !snap.spelling.is_domain(term)
 }
 
 /// Steps 2–6: the drafted answer or abstention.
@@ -296,6 +314,33 @@ async fn draft(
                 "the words \"{}\" said of it were not understood as part of a graph query",
                 trace.graph.unread.join(" ")
             ),
+        })
+    } else if q.reading.has(Intent::Product)
+        && !q.reading.asks_relation()
+        && step.facts.iter().any(|f| !f.negative)
+        && !q
+            .grounding
+            .entities
+            .iter()
+            .any(|e| e.kind == EntityKind::Product)
+        && q.reading.focus.iter().any(|t| asked_beyond(&snap, t))
+    {
+        // "the ip address of the AHU-2 controller": the product facts say
+        // what the node is, not the property asked of it.
+        let left: Vec<&str> = q
+            .reading
+            .focus
+            .iter()
+            .filter(|t| asked_beyond(&snap, t))
+            .map(String::as_str)
+            .collect();
+        tracing::info!(
+            words = left.len(),
+            "product question asks more than the product; abstaining"
+        );
+        Draft::Abstain(Reason::Unsupported {
+            understood: format!("a question about {}", q.labels.join(", ")),
+            why: format!("the graph records its product, not \"{}\"", left.join(" ")),
         })
     } else if step.facts.iter().any(|f| !f.negative) {
         let conflicts = match docs.as_deref() {

@@ -95,6 +95,22 @@ impl Spelling {
         }
     }
 
+    /// Whether `typed` is shorthand this spelling spells out ("htg"), not
+    /// a near miss it corrects.
+    pub fn is_shorthand(&self, typed: &str) -> bool {
+        self.spelled.contains_key(&typed.to_lowercase())
+    }
+
+    /// Whether `typed` is an abbreviation this spelling spells out in other
+    /// words ("stpt" → "setpoint", "sa" → "supply air"), not a word it
+    /// qualifies ("box" → "vav box").
+    pub fn abbreviates(&self, typed: &str) -> bool {
+        let lower = typed.to_lowercase();
+        self.spelled
+            .get(&lower)
+            .is_some_and(|w| !w.split(' ').any(|x| x == lower))
+    }
+
     /// Whether `word` (or its singular) is a word of the models or the
     /// ontology ("condenser"), not only plain English ("fix", "june").
     pub fn is_domain(&self, word: &str) -> bool {
@@ -152,8 +168,11 @@ impl Spelling {
         // Shorthand of several words first ("carbon dioxide" → "co2").
         let mut changes = Vec::new();
         let mut phrased = text.to_owned();
-        let mut phrases: Vec<(&String, &String)> =
-            self.spelled.iter().filter(|(k, _)| k.contains(' ')).collect();
+        let mut phrases: Vec<(&String, &String)> = self
+            .spelled
+            .iter()
+            .filter(|(k, _)| k.contains(' '))
+            .collect();
         phrases.sort();
         for (short, words) in phrases {
             let lower = phrased.to_lowercase();
@@ -331,14 +350,19 @@ mod tests {
             .respell("is there Carbon Dioxide sensing on vav 3-02")
             .unwrap();
         assert_eq!(r.text, "is there co2 sensing on vav 3-02");
-        assert_eq!(r.changes[0], ("Carbon Dioxide".to_owned(), "co2".to_owned()));
+        assert_eq!(
+            r.changes[0],
+            ("Carbon Dioxide".to_owned(), "co2".to_owned())
+        );
         // The phrase before its words: "terminal boxes" is not "terminal vav boxes".
         assert_eq!(
             s.respell("how many terminal boxes on ahu 2").unwrap().text,
             "how many terminal units on ahu 2"
         );
         // Only on word boundaries.
-        assert!(s.respell("carbon dioxides").is_none_or(|r| !r.text.contains("co2")));
+        assert!(
+            s.respell("carbon dioxides")
+                .is_none_or(|r| !r.text.contains("co2"))
+        );
     }
 }
-

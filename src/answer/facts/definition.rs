@@ -105,7 +105,11 @@ impl GraphContext<'_> {
             if !replaced_by.is_empty() {
                 text.push_str(&format!(
                     " Replaced by: {}.",
-                    replaced_by.iter().map(|p| local(p).to_owned()).collect::<Vec<_>>().join(", ")
+                    replaced_by
+                        .iter()
+                        .map(|p| local(p).to_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             } else {
                 text.push_str(" Brick names no replacement class.");

@@ -493,10 +493,9 @@ async fn draft(
         Shape::List if n == 0 => {
             format!("None: the building graph has nothing that matches ({understood}).")
         }
-        Shape::List if q.reading.yes_no => format!(
-            "Yes: {understood}: {n} — {}.",
-            names(view, &r.items, &via)
-        ),
+        Shape::List if q.reading.yes_no => {
+            format!("Yes: {understood}: {n} — {}.", names(view, &r.items, &via))
+        }
         Shape::List => format!(
             "{}: {n} — {}.",
             capitalised(understood),

@@ -1104,13 +1104,19 @@ impl<'a> Parts<'a> {
         let at = self.words.iter().position(|x| x.span.start == w.span.start);
         let Some(at) = at else { return false };
         let filler = |t: &str| {
-            matches!(t, "its" | "their" | "the" | "that" | "this" | "chilled" | "hot" | "condenser")
+            matches!(
+                t,
+                "its" | "their" | "the" | "that" | "this" | "chilled" | "hot" | "condenser"
+            )
         };
         let verb = |t: &str| {
             [Cue::FeedVerb, Cue::Upstream, Cue::Downstream]
                 .iter()
                 .any(|&c| self.cues.is(c, t))
-                || matches!(t, "get" | "gets" | "getting" | "receive" | "receives" | "make" | "makes")
+                || matches!(
+                    t,
+                    "get" | "gets" | "getting" | "receive" | "receives" | "make" | "makes"
+                )
         };
         let before = self.words[..at]
             .iter()
@@ -1233,7 +1239,11 @@ impl<'a> Parts<'a> {
         }
         // "where does VAV-2-14 get its air from": the supplier of a medium.
         if self.medium_said() {
-            found.extend(self.cue_at(Cue::Source).into_iter().map(|p| (p, Rel::Feeds)));
+            found.extend(
+                self.cue_at(Cue::Source)
+                    .into_iter()
+                    .map(|p| (p, Rel::Feeds)),
+            );
         }
         for cue in [Cue::Parts, Cue::PartOf] {
             found.extend(self.cue_at(cue).into_iter().map(|p| (p, Rel::Part)));
@@ -1248,10 +1258,9 @@ impl<'a> Parts<'a> {
         // "where" asks the place a supply relation ends at, not a location.
         if found.len() > 1
             && found[0].1 == Rel::Location
-            && self
-                .words
-                .iter()
-                .any(|w| w.span.start == found[0].0 && matches!(w.text.as_str(), "where" | "wheres"))
+            && self.words.iter().any(|w| {
+                w.span.start == found[0].0 && matches!(w.text.as_str(), "where" | "wheres")
+            })
             && let Some(&(p, r)) = found.iter().find(|(_, r)| *r == Rel::Feeds)
         {
             return Some((r, p));

@@ -293,8 +293,14 @@ async fn everyday_wording_of_supply_and_place() {
     let (_, got) = ask(&b, "where does vav-1 get its air from?").await;
     assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]));
     // "supply" is a verb of supply; the medium after it names no kind.
-    assert_eq!(ask(&b, "does ahu-1 supply air to vav-2?").await.1, set(&["yes"]));
-    assert_eq!(ask(&b, "does ahu-1 supply air to ch-1?").await.1, set(&["no"]));
+    assert_eq!(
+        ask(&b, "does ahu-1 supply air to vav-2?").await.1,
+        set(&["yes"])
+    );
+    assert_eq!(
+        ask(&b, "does ahu-1 supply air to ch-1?").await.1,
+        set(&["no"])
+    );
     // "hang off" like "on": the node after it supplies.
     let (_, got) = ask(&b, "what vavs hang off ahu-1").await;
     assert_eq!(got, set(&["VAV-1", "VAV-2"]));
@@ -304,7 +310,10 @@ async fn everyday_wording_of_supply_and_place() {
     // "what room and floor": every place the node is in, not a room on a
     // floor.
     let (_, got) = ask(&b, "what room and floor is vav-1 in").await;
-    assert!(got.contains("Room_102") && got.contains("Floor_1"), "{got:?}");
+    assert!(
+        got.contains("Room_102") && got.contains("Floor_1"),
+        "{got:?}"
+    );
     // "where's the air handler": the one there is.
     let (_, got) = ask(&b, "where's the air handling unit").await;
     assert_eq!(got, set(&["Room_101"]));
