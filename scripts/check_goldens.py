@@ -62,6 +62,7 @@ except ImportError:  # pragma: no cover
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMA = os.path.join(ROOT, "schemas", "golden.schema.json")
 GATES = os.path.join(ROOT, "golden", "gates.json")
+PASSING = os.path.join(ROOT, "golden", "passing.json")
 TEXT_CATEGORIES = {"document", "conflict", "selected_text"}
 GATE_METRICS = {
     "schema_compliance", "must_abstain_accuracy", "citation_validity", "evidence_recall",
@@ -319,7 +320,7 @@ def main():
     validator = Draft202012Validator(schema)
 
     known = load_graph(args.brick, args.verbose)
-    files = sorted(p for p in glob.glob(os.path.join(ROOT, "golden", "*.json")) if os.path.abspath(p) != GATES)
+    files = sorted(p for p in glob.glob(os.path.join(ROOT, "golden", "*.json")) if os.path.abspath(p) not in (GATES, PASSING))
     if not files:
         fail("no golden files in golden/")
     ids = {}
@@ -404,6 +405,17 @@ def main():
     print(f"\nmeaning ids: {len(meanings)} ({sum(len(q) for q in meanings.values())} questions); "
           f"{len(shared)} shared by 2 or more questions ({sum(len(q) for q in shared.values())} questions, "
           f"{len(across)} of them across tuned and held-out), {len(meanings) - len(shared)} used once")
+
+    # The ratchet's list (scripts/ratchet.py): every id is a question of its set.
+    try:
+        with open(PASSING, encoding="utf-8") as f:
+            passing = json.load(f)
+        for name, listed in passing["sets"].items():
+            for qid in listed:
+                if qid not in ids or os.path.splitext(os.path.basename(ids[qid]))[0] != name:
+                    fail(f"golden/passing.json: {qid} is not a question of {name}")
+    except (OSError, ValueError, KeyError) as e:
+        fail(f"golden/passing.json: unreadable: {e}")
 
     for w in warnings:
         print(f"warning: {w}")
