@@ -1225,7 +1225,7 @@ impl<'a> Parts<'a> {
     }
 
     fn count_asked(&self) -> bool {
-        self.cues.asks_count(&self.lower) || self.first_word() == "#"
+        self.cues.asks_count(self.lower) || self.first_word() == "#"
     }
 
     /// Where a relation word is, if any, and which relation.
