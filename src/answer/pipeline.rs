@@ -359,15 +359,11 @@ async fn draft(
             selected,
             vector,
         } = &found;
-        // Every focus term is asked of the passage: a word the documents do
-        // not use may be what the question is about ("list price").
-        let required = q.reading.focus.clone();
         let found = documents::Found {
             hits,
             selected: *selected,
             vector: vector.as_deref(),
             about: &q.about,
-            required: &required,
         };
         documents::answer(docs.as_deref(), cfg, &q, found).await?
     };

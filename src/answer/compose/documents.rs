@@ -14,13 +14,7 @@ use crate::ingest::DocService;
 
 /// The sentences a document answer would quote from the `selected` top
 /// chunks of `hits`.
-pub fn picks(
-    cfg: &AnswerConfig,
-    q: &Question,
-    required: &[String],
-    hits: &[Scored],
-    selected: usize,
-) -> Vec<Picked> {
+pub fn picks(cfg: &AnswerConfig, q: &Question, hits: &[Scored], selected: usize) -> Vec<Picked> {
     let texts: Vec<(usize, &str, f32)> = hits[..selected]
         .iter()
         .enumerate()
@@ -36,7 +30,7 @@ pub fn picks(
             .filter(|p| p.source == first)
             .cloned()
             .collect();
-        if synthesize::coverage(required, &q.labels, &own) >= cfg.min_coverage {
+        if synthesize::coverage(focus, &q.labels, &own) >= cfg.min_coverage {
             picked = own;
         }
     }
@@ -54,8 +48,6 @@ pub struct Found<'a> {
     /// What the evidence is about first: the question's named instances
     /// and products and the equipment of named points.
     pub about: &'a [String],
-    /// The question's focus terms a passage must hold.
-    pub required: &'a [String],
 }
 
 /// Drafts the document answer, or the reason to abstain.
@@ -66,7 +58,7 @@ pub async fn answer(
     found: Found<'_>,
 ) -> Result<Draft, EmbedError> {
     let top = &found.hits[..found.selected];
-    let picked = picks(cfg, q, found.required, found.hits, found.selected);
+    let picked = picks(cfg, q, found.hits, found.selected);
     let sims = match (docs, found.vector) {
         (Some(docs), Some(v)) if !found.hits.is_empty() => {
             let texts = picked.iter().map(|p| p.text.clone()).collect();
@@ -100,7 +92,7 @@ pub async fn answer(
             .iter()
             .map(|h| h.hit.score)
             .fold(f32::MIN, f32::max),
-        coverage: synthesize::coverage(found.required, &q.labels, &picked),
+        coverage: synthesize::coverage(&q.reading.focus, &q.labels, &picked),
         confidence,
     };
     if let Some(reason) = refusal::of_documents(cfg, q, &measures) {
