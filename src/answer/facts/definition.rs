@@ -13,7 +13,20 @@ const SKOS_DEFINITION: &str = "http://www.w3.org/2004/02/skos/core#definition";
 const RDFS_COMMENT: &str = "http://www.w3.org/2000/01/rdf-schema#comment";
 const RDFS_SUBCLASS: &str = "http://www.w3.org/2000/01/rdf-schema#subClassOf";
 const OWL_EQUIVALENT: &str = "http://www.w3.org/2002/07/owl#equivalentClass";
-const OWL_DEPRECATED: &str = "http://www.w3.org/2002/07/owl#deprecated";
+
+/// Appends ` {s}` to `text` as a sentence: with a full stop.
+fn sentence(text: &mut String, s: &str) {
+    text.push(' ');
+    text.push_str(s.trim());
+    if !text.ends_with('.') {
+        text.push('.');
+    }
+}
+
+/// The local names of `iris`, joined by commas.
+fn locals(iris: &[String]) -> String {
+    iris.iter().map(|p| local(p)).collect::<Vec<_>>().join(", ")
+}
 
 impl GraphContext<'_> {
     /// Brick classes whose label is two or three consecutive words of the
@@ -69,10 +82,7 @@ impl GraphContext<'_> {
             None => format!("{name} ({}).", local(class)),
         };
         if let Some(d) = self.definition_text(class) {
-            text.push_str(&format!(" Brick defines it as: {d}"));
-            if !text.ends_with('.') {
-                text.push('.');
-            }
+            sentence(&mut text, &format!("Brick defines it as: {d}"));
         }
         if !parents.is_empty() {
             text.push_str(&format!(
@@ -84,46 +94,26 @@ impl GraphContext<'_> {
                     .join(", ")
             ));
         }
-        // Deprecated in this Brick version: say so, with its replacement
-        // when Brick names one.
-        let replaced_by = card.iris(&format!("{}isReplacedBy", vocab::BRICK));
-        if card
-            .first(OWL_DEPRECATED)
-            .is_some_and(|d| d.trim() == "true" || d.trim() == "1")
-        {
+        // Deprecated in this Brick version (the ontology's owl:deprecated):
+        // say so, with Brick's message and replacement.
+        let replaced_by = card.iris(&vocab::brick("isReplacedBy"));
+        if self.view.onto.class(class).is_some_and(|c| c.deprecated) {
             text.push_str(" Deprecated in this Brick version (owl:deprecated)");
-            if let Some(v) = card.first(&format!("{}deprecatedInVersion", vocab::BRICK)) {
+            if let Some(v) = card.first(&vocab::brick("deprecatedInVersion")) {
                 text.push_str(&format!(" since {}", v.trim()));
             }
             text.push('.');
-            if let Some(m) = card.first(&format!("{}deprecationMitigationMessage", vocab::BRICK)) {
-                text.push_str(&format!(" {}", m.trim()));
-                if !text.ends_with('.') {
-                    text.push('.');
-                }
+            if let Some(m) = card.first(&vocab::brick("deprecationMitigationMessage")) {
+                sentence(&mut text, m);
             }
-            if !replaced_by.is_empty() {
-                text.push_str(&format!(
-                    " Replaced by: {}.",
-                    replaced_by
-                        .iter()
-                        .map(|p| local(p).to_owned())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            } else {
+            if replaced_by.is_empty() {
                 text.push_str(" Brick names no replacement class.");
+            } else {
+                text.push_str(&format!(" Replaced by: {}.", locals(&replaced_by)));
             }
         }
         if !equivalents.is_empty() {
-            text.push_str(&format!(
-                " Equivalent class: {}.",
-                equivalents
-                    .iter()
-                    .map(|p| local(p).to_owned())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            text.push_str(&format!(" Equivalent class: {}.", locals(&equivalents)));
         }
         let mut ids = parents;
         ids.extend(equivalents);
