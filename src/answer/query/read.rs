@@ -1735,15 +1735,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
         && p.relation().is_none()
         && !p.has(Cue::ProductPhrase)
     {
-        return Reading::Plan(Box::new(Plan::new(
-            shape,
-            X,
-            Block {
-                values: vec![(X.to_owned(), a.iri.clone())],
-                ..Block::default()
-            },
-            format!("the point or part of {} asked about", p.name(&p.context[0])),
-        )));
+        return named_through(p, a, shape);
     }
     let rel = match p.relation() {
         Some((r, at)) => Some((r, at)),
@@ -1783,15 +1775,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
             // "vav1 DAT sensor?": the question names one node through
             // another; the answer is that node.
             _ if !p.context.is_empty() && p.classes.is_empty() => {
-                return Reading::Plan(Box::new(Plan::new(
-                    shape,
-                    X,
-                    Block {
-                        values: vec![(X.to_owned(), a.iri.clone())],
-                        ..Block::default()
-                    },
-                    format!("the point or part of {} asked about", p.name(&p.context[0])),
-                )));
+                return named_through(p, a, shape);
             }
             _ => return Reading::NotGraph,
         },
@@ -1970,6 +1954,20 @@ fn anchored(p: &Parts<'_>) -> Reading {
         plan.understood = format!("how many: {}", plan.understood);
     }
     Reading::Plan(Box::new(plan))
+}
+
+/// The node the question names through another ("vav1 DAT sensor" is the
+/// box's DAT point): the answer is that node.
+fn named_through(p: &Parts<'_>, a: &NodeMention, shape: Shape) -> Reading {
+    Reading::Plan(Box::new(Plan::new(
+        shape,
+        X,
+        Block {
+            values: vec![(X.to_owned(), a.iri.clone())],
+            ..Block::default()
+        },
+        format!("the point or part of {} asked about", p.name(&p.context[0])),
+    )))
 }
 
 /// Whether the node, one of its parts or a space it is in has an edge of
