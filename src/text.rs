@@ -175,6 +175,23 @@ pub enum Cue {
     Medium,
 }
 
+/// Byte offsets where `phrase` occurs in `text` as words: an end of the
+/// phrase that is a letter or digit does not touch another ("on" is not
+/// in "only"; "->" and "w/o" match wherever they stand).
+pub fn phrase_at<'a>(text: &'a str, phrase: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    let starts = phrase.chars().next().is_some_and(char::is_alphanumeric);
+    let ends = phrase
+        .chars()
+        .next_back()
+        .is_some_and(char::is_alphanumeric);
+    text.match_indices(phrase).filter_map(move |(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + phrase.len()..].chars().next();
+        (!(starts && word(before) || ends && word(after))).then_some(at)
+    })
+}
+
 /// The question cues, read from the store.
 #[derive(Debug, Clone, Default)]
 pub struct Cues {
@@ -349,5 +366,15 @@ pub(crate) mod tests {
         assert!(c.asks_count("count the chillers"));
         assert!(!c.asks_count("serial number of ch-1?"));
         assert!(!c.asks_count("part number of the vav-2-14 controller"));
+    }
+
+    #[test]
+    fn phrases_match_as_words() {
+        let at = |t: &str, p: &str| phrase_at(t, p).collect::<Vec<_>>();
+        assert_eq!(at("is it on? only on ahu-1", "on"), [6, 15]);
+        assert_eq!(at("boxes w/o reheat", "w/o"), [6]);
+        assert_eq!(at("ahu-1->vav-2", "->"), [5]);
+        assert_eq!(at("hang off of ahu-1", "off of"), [5]);
+        assert!(at("offoff of", "off of").is_empty());
     }
 }

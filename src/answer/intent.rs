@@ -222,14 +222,12 @@ pub fn read(
             .chain(g.entities.iter().map(|e| e.span))
             .collect();
         cues.list(Cue::FeedVerb).iter().any(|verb| {
-            lower.match_indices(verb.as_str()).any(|(at, _)| {
-                let end = at + verb.len();
-                let bound = |c: Option<char>| !c.is_some_and(char::is_alphanumeric);
-                bound(lower[..at].chars().next_back())
-                    && bound(lower[end..].chars().next())
-                    && !spans
-                        .iter()
-                        .any(|s| s.covers(crate::ground::Span { start: at, end }))
+            crate::text::phrase_at(lower, verb).any(|at| {
+                let said = crate::ground::Span {
+                    start: at,
+                    end: at + verb.len(),
+                };
+                !spans.iter().any(|s| s.covers(said))
             })
         })
     });

@@ -179,12 +179,13 @@ impl Spelling {
             if lower.len() != phrased.len() {
                 continue;
             }
-            let bound = |c: Option<char>| !c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-            let found = lower.match_indices(short.as_str()).find(|(at, _)| {
-                bound(lower[..*at].chars().next_back())
-                    && bound(lower[at + short.len()..].chars().next())
+            // Not inside an identifier either ("carbon_dioxide_ppm").
+            let glued = |c: Option<char>| c == Some('_');
+            let found = crate::text::phrase_at(&lower, short).find(|&at| {
+                !glued(lower[..at].chars().next_back())
+                    && !glued(lower[at + short.len()..].chars().next())
             });
-            if let Some((at, _)) = found {
+            if let Some(at) = found {
                 changes.push((phrased[at..at + short.len()].to_owned(), words.clone()));
                 phrased.replace_range(at..at + short.len(), words);
             }

@@ -1147,16 +1147,7 @@ impl<'a> Parts<'a> {
                         .map(|w| w.span.start),
                 );
             } else {
-                let word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-                for (at, _) in self.lower.match_indices(entry.as_str()) {
-                    let before = self.lower[..at].chars().next_back();
-                    let after = self.lower[at + entry.len()..].chars().next();
-                    let starts = entry.chars().next().is_some_and(char::is_alphanumeric);
-                    let ends = entry.chars().next_back().is_some_and(char::is_alphanumeric);
-                    if !(starts && word(before) || ends && word(after)) {
-                        out.push(at);
-                    }
-                }
+                out.extend(crate::text::phrase_at(self.lower, entry));
             }
         }
         out.sort_unstable();
