@@ -226,13 +226,6 @@ async fn engine(
     Ok((q2, outcome2))
 }
 
-/// A focus term of a question about a named node's product that neither
-/// a cue nor the building's vocabulary knows ("ip", "address"): something
-/// asked of the node that its product does not say.
-fn asked_beyond(snap: &Snapshot, term: &str) -> bool {
-    !snap.cues.knows_stem(term) && !snap.spelling.is_domain(term)
-}
-
 /// Steps 2–6: the drafted answer or abstention.
 async fn draft(
     state: &AppState,
@@ -293,6 +286,26 @@ async fn draft(
     let step = gather::graph(state.store.as_ref(), view, &q, trace).await?;
     let found =
         gather::documents(docs.as_deref(), cfg, &q, &step.graph_ids, r.top_k, trace).await?;
+    // "the ip address of the AHU-2 controller": words of a question about a
+    // named node's product that neither a cue nor the building's
+    // vocabulary knows ask something its product facts do not say.
+    let beyond_product: Vec<&str> = if q.reading.has(Intent::Product)
+        && !q.reading.asks_relation()
+        && !q
+            .grounding
+            .entities
+            .iter()
+            .any(|e| e.kind == EntityKind::Product)
+    {
+        q.reading
+            .focus
+            .iter()
+            .filter(|t| !snap.cues.knows_stem(t) && !snap.spelling.is_domain(t))
+            .map(String::as_str)
+            .collect()
+    } else {
+        Vec::new()
+    };
     let t = Instant::now();
     let d = if let Some(reason) = refusal::of_question(&q) {
         Draft::Abstain(reason)
@@ -315,25 +328,8 @@ async fn draft(
                 trace.graph.unread.join(" ")
             ),
         })
-    } else if q.reading.has(Intent::Product)
-        && !q.reading.asks_relation()
-        && step.facts.iter().any(|f| !f.negative)
-        && !q
-            .grounding
-            .entities
-            .iter()
-            .any(|e| e.kind == EntityKind::Product)
-        && q.reading.focus.iter().any(|t| asked_beyond(&snap, t))
-    {
-        // "the ip address of the AHU-2 controller": the product facts say
-        // what the node is, not the property asked of it.
-        let left: Vec<&str> = q
-            .reading
-            .focus
-            .iter()
-            .filter(|t| asked_beyond(&snap, t))
-            .map(String::as_str)
-            .collect();
+    } else if !beyond_product.is_empty() && step.facts.iter().any(|f| !f.negative) {
+        let left = &beyond_product;
         tracing::info!(
             words = left.len(),
             "product question asks more than the product; abstaining"
