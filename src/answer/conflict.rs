@@ -77,7 +77,12 @@ pub async fn scan(
         "conflict scan: {} chunks linked to {subject}",
         found.len()
     ));
-    let linked = retrieve::rerank(cfg, &q.grounding, s.graph_ids, found);
+    let linked = retrieve::rerank(
+        cfg,
+        &q.grounding,
+        s.graph_ids,
+        retrieve::fuse(cfg, s.vector, found, Vec::new()),
+    );
     let topo = view.topo;
     let answer: Vec<String> = s
         .facts

@@ -106,6 +106,7 @@ pub async fn documents(
         &q.grounding,
         graph_ids,
         vector.clone(),
+        &q.text,
         top_k,
     )
     .await?;

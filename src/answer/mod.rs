@@ -225,9 +225,14 @@ pub struct TracedChunk {
     pub chunk_index: usize,
     /// Heading path.
     pub section_title: String,
-    /// Cosine similarity from the index.
+    /// Cosine similarity to the question.
     pub score: f32,
-    /// Score after the boosts.
+    /// BM25 score, when the lexical search found it.
+    pub bm25: Option<f32>,
+    /// Reciprocal rank fusion of the vector and BM25 rankings (1 = first
+    /// in both).
+    pub fused: f32,
+    /// Fused score after the boosts.
     pub reranked: f32,
     /// The boosts applied (`equip`, `brick_equip`, `ptags`, `graph_ids`).
     pub boosts: Vec<String>,

@@ -533,6 +533,8 @@ fn trace_chunks(hits: &[Scored], selected: usize, used: &[usize]) -> Vec<TracedC
             chunk_index: s.hit.payload.chunk_index,
             section_title: s.hit.payload.section_title.clone(),
             score: s.hit.score,
+            bm25: s.bm25,
+            fused: s.fused,
             reranked: s.reranked,
             boosts: s.boosts.clone(),
             selected: i < selected,
@@ -591,6 +593,8 @@ pub async fn retrieve(
             serde_json::json!({
                 "id": s.hit.id.to_string(),
                 "score": s.hit.score,
+                "bm25": s.bm25,
+                "fused": s.fused,
                 "reranked": s.reranked,
                 "payload": s.hit.payload,
             })

@@ -1,23 +1,100 @@
-//! Vector search under the retrieval rules of docs/ARCHITECTURE.md § Query
-//! (steps 4–5): filtered (match-any on graph ids,
+//! Hybrid document search under the retrieval rules of
+//! docs/ARCHITECTURE.md § Query (steps 4–5): the vectors and the lexical
+//! (BM25) index are searched alike — filtered (match-any on graph ids,
 //! `equip`, `brick_equip`, `ptags`) when the grounding is confident and
 //! names an entity or non-generic equipment, vanilla otherwise or when the
-//! filter finds nothing; then the multiplicative rerank.
+//! filter finds nothing — the two rankings are fused by reciprocal rank,
+//! then the multiplicative rerank applies to the fused score.
+//!
+//! Every chunk keeps its cosine similarity to the question (a chunk only
+//! the lexical side found is measured against its stored vector), because
+//! the refusal rules (relevance floor, confidence) are stated on cosines.
+
+use std::collections::HashMap;
 
 use super::RetrievalTrace;
 use crate::config::AnswerConfig;
 use crate::ground::{EntityKind, Grounding};
-use crate::vector::{Hit, MatchAny, Search, VectorIndex, VectorResult};
+use crate::vector::{Hit, LexicalHit, LexicalSearch, MatchAny, Search, VectorIndex, VectorResult};
 
-/// A hit with its reranked score.
+/// A hit with its fused and reranked scores.
 #[derive(Debug, Clone)]
 pub struct Scored {
-    /// The hit as the index returned it.
+    /// The hit, its score the cosine similarity to the question.
     pub hit: Hit,
-    /// Score after the boosts.
+    /// BM25 score when the lexical search found it.
+    pub bm25: Option<f32>,
+    /// Reciprocal rank fusion of the two rankings, scaled so that first in
+    /// both is 1.
+    pub fused: f32,
+    /// Fused score after the boosts.
     pub reranked: f32,
     /// Which boosts applied.
     pub boosts: Vec<String>,
+}
+
+/// A chunk found by either search, before the boosts.
+#[derive(Debug, Clone)]
+pub struct Fused {
+    /// The hit, its score the cosine similarity.
+    pub hit: Hit,
+    /// BM25 score, when the lexical search found it.
+    pub bm25: Option<f32>,
+    /// The fused score.
+    pub fused: f32,
+}
+
+/// Reciprocal rank fusion of the dense and the lexical ranking: a chunk at
+/// rank r (from 1) of a ranking scores weight / (k + r), dense weight 1 and
+/// lexical `cfg.lexical_weight`; the sum is divided by what first in both
+/// would score. A chunk only the lexical side found gets its cosine from
+/// its stored vector.
+pub fn fuse(
+    cfg: &AnswerConfig,
+    query: &[f32],
+    dense: Vec<Hit>,
+    lexical: Vec<LexicalHit>,
+) -> Vec<Fused> {
+    let k = cfg.rrf_k.max(0.0);
+    let w = cfg.lexical_weight.max(0.0);
+    let best = (1.0 + w) / (k + 1.0);
+    let mut out: Vec<Fused> = Vec::with_capacity(dense.len() + lexical.len());
+    let mut at: HashMap<uuid::Uuid, usize> = HashMap::new();
+    for (r, hit) in dense.into_iter().enumerate() {
+        at.insert(hit.id, out.len());
+        out.push(Fused {
+            hit,
+            bm25: None,
+            fused: 1.0 / (k + r as f32 + 1.0),
+        });
+    }
+    if w > 0.0 {
+        for (r, l) in lexical.into_iter().enumerate() {
+            let part = w / (k + r as f32 + 1.0);
+            match at.get(&l.id) {
+                Some(&i) => {
+                    out[i].bm25 = Some(l.bm25);
+                    out[i].fused += part;
+                }
+                None => {
+                    at.insert(l.id, out.len());
+                    out.push(Fused {
+                        hit: Hit {
+                            id: l.id,
+                            score: crate::embed::cosine(query, &l.vector),
+                            payload: l.payload,
+                        },
+                        bm25: Some(l.bm25),
+                        fused: part,
+                    });
+                }
+            }
+        }
+    }
+    for f in &mut out {
+        f.fused /= best;
+    }
+    out
 }
 
 /// The outcome of the retrieval step.
@@ -85,12 +162,12 @@ fn overlaps(a: &[String], b: &[String]) -> bool {
     a.iter().any(|x| b.contains(x))
 }
 
-/// Applies the configured boosts and sorts best first.
+/// Applies the configured boosts to the fused scores and sorts best first.
 pub fn rerank(
     cfg: &AnswerConfig,
     g: &Grounding,
     graph_ids: &[String],
-    hits: Vec<Hit>,
+    hits: Vec<Fused>,
 ) -> Vec<Scored> {
     let f = g.payload_fields();
     let named: Vec<String> = g
@@ -102,9 +179,9 @@ pub fn rerank(
         .collect();
     let mut out: Vec<Scored> = hits
         .into_iter()
-        .map(|hit| {
+        .map(|Fused { hit, bm25, fused }| {
             let p = &hit.payload;
-            let mut score = hit.score;
+            let mut score = fused;
             let mut boosts = Vec::new();
             let rules = [
                 ("equip", cfg.boost_equip, overlaps(&p.equip, &f.equip)),
@@ -124,6 +201,8 @@ pub fn rerank(
             }
             Scored {
                 hit,
+                bm25,
+                fused,
                 reranked: score,
                 boosts,
             }
@@ -147,18 +226,51 @@ fn rank_order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
         .then_with(|| a.hit.payload.chunk_index.cmp(&b.hit.payload.chunk_index))
 }
 
-/// Runs the search: filtered or vanilla, each fallback recorded.
+/// The two searches with one filter (or none).
+async fn both(
+    index: &dyn VectorIndex,
+    cfg: &AnswerConfig,
+    vector: &[f32],
+    text: &str,
+    limit: usize,
+    filter: Option<MatchAny>,
+) -> VectorResult<(Vec<Hit>, Vec<LexicalHit>)> {
+    let dense = index
+        .search(Search {
+            vector: vector.to_vec(),
+            limit,
+            filter: filter.clone(),
+            exclude_source_id: None,
+        })
+        .await?;
+    let lexical = if cfg.lexical_weight > 0.0 {
+        index
+            .lexical(LexicalSearch {
+                text: text.to_owned(),
+                limit,
+                filter,
+            })
+            .await?
+    } else {
+        Vec::new()
+    };
+    Ok((dense, lexical))
+}
+
+/// Runs the search: filtered or vanilla, each fallback recorded; dense and
+/// lexical fused, then reranked. `text` is what the lexical side reads.
 pub async fn search(
     index: &dyn VectorIndex,
     cfg: &AnswerConfig,
     g: &Grounding,
     graph_ids: &[String],
     vector: Vec<f32>,
+    text: &str,
     top_k: usize,
 ) -> VectorResult<Retrieved> {
     let limit = top_k * cfg.filter_fetch_factor.max(1);
     let mut trace = RetrievalTrace::default();
-    let mut hits = Vec::new();
+    let mut found = (Vec::new(), Vec::new());
     match decide_filter(cfg, g, graph_ids) {
         Ok(filter) => {
             trace.decisions.push(format!(
@@ -176,16 +288,9 @@ pub async fn search(
                 equip = ?filter.equip,
                 "filtered retrieval"
             );
-            hits = index
-                .search(Search {
-                    vector: vector.clone(),
-                    limit,
-                    filter: Some(filter.clone()),
-                    exclude_source_id: None,
-                })
-                .await?;
+            found = both(index, cfg, &vector, text, limit, Some(filter.clone())).await?;
             trace.filter = Some(filter);
-            if hits.is_empty() {
+            if found.0.is_empty() && found.1.is_empty() {
                 trace
                     .decisions
                     .push("the filtered search returned nothing: vanilla retrieval".to_owned());
@@ -199,18 +304,30 @@ pub async fn search(
             trace.decisions.push(reason);
         }
     }
-    if hits.is_empty() {
+    if found.0.is_empty() && found.1.is_empty() {
         trace.mode = "vanilla".to_owned();
-        hits = index
-            .search(Search {
-                vector,
-                limit,
-                filter: None,
-                exclude_source_id: None,
-            })
-            .await?;
+        found = both(index, cfg, &vector, text, limit, None).await?;
     }
-    let hits = rerank(cfg, g, graph_ids, hits);
+    let (dense, lexical) = found;
+    let (n_dense, n_lexical) = (dense.len(), lexical.len());
+    let fused = fuse(cfg, &vector, dense, lexical);
+    trace.decisions.push(if cfg.lexical_weight > 0.0 {
+        format!(
+            "hybrid: {n_dense} chunks by vector, {n_lexical} by BM25, {} after reciprocal rank fusion (k {}, lexical weight {})",
+            fused.len(),
+            cfg.rrf_k,
+            cfg.lexical_weight
+        )
+    } else {
+        format!("{n_dense} chunks by vector (lexical weight 0: no BM25)")
+    });
+    tracing::info!(
+        dense = n_dense,
+        lexical = n_lexical,
+        fused = fused.len(),
+        "fused retrieval"
+    );
+    let hits = rerank(cfg, g, graph_ids, fused);
     trace.decisions.push(format!(
         "reranked {} chunks (equip x{}, brick_equip x{}, ptags x{}, linked graph ids x{})",
         hits.len(),
@@ -296,10 +413,14 @@ mod tests {
     #[test]
     fn boosts_multiply_and_reorder() {
         let cfg = AnswerConfig::default();
-        let hit = |score: f32, equip: &[&str], ids: &[&str]| Hit {
-            id: uuid::Uuid::new_v4(),
-            score,
-            payload: payload(equip, ids),
+        let hit = |score: f32, equip: &[&str], ids: &[&str]| Fused {
+            hit: Hit {
+                id: uuid::Uuid::new_v4(),
+                score,
+                payload: payload(equip, ids),
+            },
+            bm25: None,
+            fused: score,
         };
         let out = rerank(
             &cfg,
@@ -319,13 +440,17 @@ mod tests {
             let mut p = payload(&[], &[]);
             p.source_ref = source.into();
             p.updated_at = updated.into();
-            Hit {
-                id: uuid::Uuid::new_v4(),
-                score,
-                payload: p,
+            Fused {
+                hit: Hit {
+                    id: uuid::Uuid::new_v4(),
+                    score,
+                    payload: p,
+                },
+                bm25: None,
+                fused: score,
             }
         };
-        let order = |hits: Vec<Hit>| {
+        let order = |hits: Vec<Fused>| {
             rerank(&cfg, &grounding("vav", 0.9), &[], hits)
                 .into_iter()
                 .map(|s| s.hit.payload.source_ref)
@@ -341,5 +466,58 @@ mod tests {
             order(vec![c(), a(), b()]),
             ["docs/g36/b.html", "docs/pdf/a.pdf", "docs/old.md"]
         );
+    }
+
+    fn lexical_hit(id: uuid::Uuid, bm25: f32, vector: Vec<f32>) -> LexicalHit {
+        LexicalHit {
+            id,
+            bm25,
+            payload: payload(&[], &[]),
+            vector,
+        }
+    }
+
+    /// Reciprocal rank fusion: first in both scores 1; a chunk both searches
+    /// found outranks one only either found at the same rank; a chunk only
+    /// BM25 found keeps the cosine of its own vector; lexical weight 0 is
+    /// the dense ranking alone.
+    #[test]
+    fn fusion_adds_reciprocal_ranks_and_keeps_cosines() {
+        let cfg = AnswerConfig::default();
+        let ids: Vec<uuid::Uuid> = (0..3).map(|_| uuid::Uuid::new_v4()).collect();
+        let dense = vec![
+            Hit {
+                id: ids[0],
+                score: 0.7,
+                payload: payload(&[], &[]),
+            },
+            Hit {
+                id: ids[1],
+                score: 0.6,
+                payload: payload(&[], &[]),
+            },
+        ];
+        let query = [1.0, 0.0];
+        let lexical = vec![
+            lexical_hit(ids[0], 9.0, vec![1.0, 0.0]),
+            lexical_hit(ids[2], 7.0, vec![0.6, 0.8]),
+        ];
+        let fused = fuse(&cfg, &query, dense.clone(), lexical.clone());
+        assert_eq!(fused.len(), 3);
+        assert!((fused[0].fused - 1.0).abs() < 1e-6);
+        assert_eq!(fused[0].bm25, Some(9.0));
+        let only_dense = fused.iter().find(|f| f.hit.id == ids[1]).unwrap();
+        let only_lexical = fused.iter().find(|f| f.hit.id == ids[2]).unwrap();
+        assert!((only_dense.fused - only_lexical.fused).abs() < 1e-6);
+        assert!(only_dense.fused < 0.6);
+        assert!((only_lexical.hit.score - 0.6).abs() < 1e-6);
+        let off = AnswerConfig {
+            lexical_weight: 0.0,
+            ..AnswerConfig::default()
+        };
+        let dense_only = fuse(&off, &query, dense, lexical);
+        assert_eq!(dense_only.len(), 2);
+        assert!((dense_only[0].fused - 1.0).abs() < 1e-6);
+        assert!(dense_only.iter().all(|f| f.bm25.is_none()));
     }
 }

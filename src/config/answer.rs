@@ -73,6 +73,26 @@ pub struct AnswerConfig {
     )]
     pub boost_graph: f32,
 
+    /// Weight of the lexical (BM25) ranking against the dense one (weight
+    /// 1) in the reciprocal rank fusion; 0 searches by vectors alone.
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_LEXICAL_WEIGHT",
+        default_value_t = AnswerConfig::LEXICAL_WEIGHT
+    )]
+    pub lexical_weight: f32,
+
+    /// The `k` of reciprocal rank fusion: a chunk at rank r of a ranking
+    /// scores weight / (k + r).
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_RRF_K",
+        default_value_t = AnswerConfig::RRF_K
+    )]
+    pub rrf_k: f32,
+
     /// Best chunk similarity below which documents are not relevant.
     #[arg(
         long,
@@ -144,6 +164,10 @@ impl AnswerConfig {
     pub const BOOST_PTAGS: f32 = 1.2;
     /// `--boost-graph`.
     pub const BOOST_GRAPH: f32 = 1.25;
+    /// `--lexical-weight`.
+    pub const LEXICAL_WEIGHT: f32 = 1.0;
+    /// `--rrf-k`.
+    pub const RRF_K: f32 = 60.0;
     /// `--min-relevance`.
     pub const MIN_RELEVANCE: f32 = 0.4;
     /// `--min-confidence`.
@@ -166,6 +190,8 @@ impl Default for AnswerConfig {
             boost_brick: Self::BOOST_BRICK,
             boost_ptags: Self::BOOST_PTAGS,
             boost_graph: Self::BOOST_GRAPH,
+            lexical_weight: Self::LEXICAL_WEIGHT,
+            rrf_k: Self::RRF_K,
             min_relevance: Self::MIN_RELEVANCE,
             min_confidence: Self::MIN_CONFIDENCE,
             min_coverage: Self::MIN_COVERAGE,

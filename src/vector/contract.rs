@@ -38,6 +38,7 @@ pub async fn run(index: &dyn VectorIndex) -> Result<(), String> {
         ("vanilla_search", vanilla_search(index, &run).await),
         ("match_any_filter", match_any_filter(index, &run).await),
         ("exclude_source", exclude_source(index, &run).await),
+        ("lexical", lexical(index, &run).await),
         ("points_of", points_of(index, &run).await),
         ("sources", sources(index, &run).await),
         ("overwrite", overwrite(index, &run).await),
@@ -615,6 +616,121 @@ async fn delete_source(index: &dyn VectorIndex, run: &Run) -> Result<(), String>
     let again = index.delete_source(&s).await.map_err(show)?;
     ensure(again == 0, || {
         format!("second delete_source returned {again}")
+    })
+}
+
+/// BM25 over the chunks' text and headings: a term only this run wrote finds
+/// its chunk first with the chunk's dense vector; more of the query's terms
+/// rank higher; the match-any filter applies; an overwritten chunk is found
+/// by its new text only; a deleted source is gone from the lexical side too;
+/// a query of stop words finds nothing.
+async fn lexical(index: &dyn VectorIndex, run: &Run) -> Result<(), String> {
+    let d = run.dim;
+    let s = run.source("lexical");
+    // A word no other run or document holds (letters only: the tokenizer
+    // splits on digits and punctuation).
+    let rare: String = run
+        .tag
+        .simple()
+        .to_string()
+        .chars()
+        .map(|c| char::from(b'a' + (c.to_digit(16).unwrap_or(0) as u8)))
+        .collect();
+    let texts = [
+        format!("The {rare} economizer damper opens during warm-up."),
+        format!("The {rare} valve holds the zone heating setpoint."),
+        "Supply fan status is proven by current sensor.".to_owned(),
+    ];
+    let mut points = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let mut p = run.point(&s, i, axis(d, i));
+        p.payload.node_content = text.clone();
+        p.payload.section_title = if i == 1 {
+            format!("Zone {rare}glyph Mode")
+        } else {
+            "Sequence".to_owned()
+        };
+        points.push(p);
+    }
+    index.upsert(points).await.map_err(show)?;
+    let search = |text: String, filter: Option<MatchAny>| super::LexicalSearch {
+        text,
+        limit: 10,
+        filter,
+    };
+    let ours = |hits: &[super::LexicalHit]| -> Vec<usize> {
+        hits.iter()
+            .filter(|h| h.payload.source_id == s)
+            .map(|h| h.payload.chunk_index)
+            .collect()
+    };
+    let hits = index
+        .lexical(search(format!("{rare} warm-up damper"), None))
+        .await
+        .map_err(show)?;
+    ensure(ours(&hits).first() == Some(&0), || {
+        format!(
+            "{rare} warm-up damper: expected chunk 0 first, got {:?}",
+            ours(&hits)
+        )
+    })?;
+    ensure(ours(&hits).contains(&1), || {
+        "the chunk holding only the rare word was not found".to_owned()
+    })?;
+    let first = hits.first().ok_or("no lexical hits")?;
+    ensure(first.id == run.id(&s, 0) && first.bm25 > 0.0, || {
+        format!("first hit {} scored {}", first.id, first.bm25)
+    })?;
+    ensure(
+        first
+            .vector
+            .iter()
+            .zip(axis(d, 0))
+            .all(|(a, b)| (a - b).abs() < EPS),
+        || "the lexical hit did not carry its dense vector".to_owned(),
+    )?;
+    let heading = index
+        .lexical(search(format!("{rare}glyph"), None))
+        .await
+        .map_err(show)?;
+    ensure(ours(&heading) == [1], || {
+        format!(
+            "a heading word should find chunk 1, got {:?}",
+            ours(&heading)
+        )
+    })?;
+    let filtered = index
+        .lexical(search(
+            rare.clone(),
+            Some(MatchAny {
+                graph_ids: vec![format!("urn:test:nobody-{}", run.tag.simple())],
+                ..MatchAny::default()
+            }),
+        ))
+        .await
+        .map_err(show)?;
+    ensure(ours(&filtered).is_empty(), || {
+        "the filter did not apply to the lexical search".to_owned()
+    })?;
+    let mut changed = run.point(&s, 0, axis(d, 0));
+    changed.payload.node_content = "Nothing of the kind.".to_owned();
+    index.upsert(vec![changed]).await.map_err(show)?;
+    let after = index
+        .lexical(search(format!("{rare} economizer"), None))
+        .await
+        .map_err(show)?;
+    ensure(!ours(&after).contains(&0), || {
+        "an overwritten chunk was still found by its old text".to_owned()
+    })?;
+    let stop = index
+        .lexical(search("the of and".to_owned(), None))
+        .await
+        .map_err(show)?;
+    ensure(stop.is_empty(), || "stop words found chunks".to_owned())?;
+    index.delete_source(&s).await.map_err(show)?;
+    let gone = index.lexical(search(rare, None)).await.map_err(show)?;
+    ensure(ours(&gone).is_empty(), || {
+        "a deleted source was still found by the lexical search".to_owned()
     })
 }
 

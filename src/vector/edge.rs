@@ -27,22 +27,28 @@ use std::sync::{Arc, RwLock};
 use async_trait::async_trait;
 use qdrant_edge::{
     Condition, CountRequest, CreateIndex, DEFAULT_VECTOR_NAME, Distance, EdgeConfig, EdgeShard,
-    EdgeVectorParams, FieldCondition, FieldIndexOperations, Filter, JsonPath, Match, NamedQuery,
-    Payload, PayloadFieldSchema, PayloadSchemaType, PointId, PointInsertOperations,
-    PointOperations, PointStruct, QueryEnum, Record, ScrollRequest, SearchRequest, UpdateOperation,
-    VectorInternal, VectorStructInternal, WalOptions, WithPayloadInterface, WithVector,
+    EdgeSparseVectorParams, EdgeVectorParams, FieldCondition, FieldIndexOperations, Filter,
+    JsonPath, Match, Modifier, NamedQuery, Payload, PayloadFieldSchema, PayloadSchemaType, PointId,
+    PointInsertOperations, PointOperations, PointStruct, QueryEnum, Record, ScrollRequest,
+    SearchRequest, SparseVector, UpdateOperation, Vector, VectorInternal, VectorStructInternal,
+    Vectors, WalOptions, WithPayloadInterface, WithVector,
 };
 use uuid::Uuid;
 
+use super::lexical::{self, SPARSE_NAME};
 use super::{
-    ChunkPayload, ChunkPoint, Hit, INDEXED_FIELDS, IndexModel, MatchAny, Search, StoredPoint,
-    VectorError, VectorIndex, VectorResult,
+    ChunkPayload, ChunkPoint, Hit, INDEXED_FIELDS, IndexModel, LexicalHit, LexicalSearch, MatchAny,
+    Search, StoredPoint, VectorError, VectorIndex, VectorResult,
 };
 
 /// Name of the file recording the model the index was built with.
 pub const MODEL_FILE: &str = "index_model.json";
 /// Directory of the shard inside the index directory.
 const SHARD_DIR: &str = "shard";
+/// Where an index made before the lexical side is rebuilt with it.
+const SHARD_NEXT: &str = "shard.next";
+/// Where the old shard waits while the rebuilt one takes its place.
+const SHARD_OLD: &str = "shard.old";
 /// Lock file held while the index is open.
 const LOCK_FILE: &str = ".lock";
 /// Written by qdrant-edge when a shard is created.
@@ -107,6 +113,7 @@ impl EdgeIndex {
                 if found != model {
                     return Err(mismatch(dir, &found, &model));
                 }
+                finish_swap(dir, &shard_dir)?;
                 if !shard_dir.join(EDGE_CONFIG_FILE).is_file() {
                     return Err(VectorError::Unavailable(format!(
                         "{} records model {} but the shard in {} is missing; \
@@ -123,6 +130,11 @@ impl EdgeIndex {
                     ))
                 })?;
                 check_shard_dimension(&shard, dir, &model)?;
+                let shard = if shard.config().sparse_vectors.contains_key(SPARSE_NAME) {
+                    shard
+                } else {
+                    add_lexical(dir, shard, model.dimension)?
+                };
                 tracing::info!(
                     path = %dir.display(),
                     model = %model.model,
@@ -213,8 +225,7 @@ impl VectorIndex for EdgeIndex {
         let mut structs = Vec::with_capacity(points.len());
         for point in points {
             self.model.check_dimension(&point.vector)?;
-            let payload = payload_value(&point.id, &point.payload)?;
-            structs.push(PointStruct::new(PointId::Uuid(point.id), point.vector, payload).into());
+            structs.push(point_struct(point.id, point.vector, &point.payload)?.into());
         }
         let n = structs.len();
         self.write(move |shard| {
@@ -265,6 +276,48 @@ impl VectorIndex for EdgeIndex {
             })
             .collect::<VectorResult<Vec<_>>>()?;
         tracing::debug!(limit, filtered, hits = hits.len(), "searched vector index");
+        Ok(hits)
+    }
+
+    async fn lexical(&self, search: LexicalSearch) -> VectorResult<Vec<LexicalHit>> {
+        let terms = lexical::query(&search.text);
+        if terms.is_empty() || search.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let filter = search_filter(search.filter.as_ref(), None)?;
+        let limit = search.limit;
+        let request = SearchRequest {
+            query: QueryEnum::Nearest(NamedQuery {
+                query: VectorInternal::Sparse(SparseVector {
+                    indices: terms.indices,
+                    values: terms.values,
+                }),
+                using: Some(SPARSE_NAME.to_owned()),
+            }),
+            filter,
+            params: None,
+            limit,
+            offset: 0,
+            with_payload: Some(WithPayloadInterface::Bool(true)),
+            with_vector: Some(WithVector::Selector(vec![DEFAULT_VECTOR_NAME.to_owned()])),
+            score_threshold: None,
+        };
+        let scored = self
+            .read(move |shard| shard.search(request).map_err(backend))
+            .await?;
+        let hits = scored
+            .into_iter()
+            .map(|p| {
+                let id = uuid_of(p.id)?;
+                Ok(LexicalHit {
+                    id,
+                    bm25: p.score,
+                    payload: chunk_payload(&id, p.payload)?,
+                    vector: dense_vector(&id, p.vector)?,
+                })
+            })
+            .collect::<VectorResult<Vec<_>>>()?;
+        tracing::debug!(limit, hits = hits.len(), "searched lexical index");
         Ok(hits)
     }
 
@@ -383,7 +436,8 @@ impl VectorIndex for EdgeIndex {
 }
 
 /// Creates the shard in `shard_dir` (removing the leftovers of an
-/// interrupted creation) with keyword indexes on [`INDEXED_FIELDS`].
+/// interrupted creation) with the dense vector, the lexical (BM25, IDF
+/// weighted) sparse vector and keyword indexes on [`INDEXED_FIELDS`].
 fn create_shard(shard_dir: &Path, dimension: usize) -> VectorResult<EdgeShard> {
     // No model file means creation never finished, so no point was ever
     // written: whatever is there is safe to discard.
@@ -400,6 +454,13 @@ fn create_shard(shard_dir: &Path, dimension: usize) -> VectorResult<EdgeShard> {
         .vector(
             DEFAULT_VECTOR_NAME,
             EdgeVectorParams::builder(dimension, Distance::Cosine)
+                .on_disk(true)
+                .build(),
+        )
+        .sparse_vector(
+            SPARSE_NAME,
+            EdgeSparseVectorParams::builder()
+                .modifier(Modifier::Idf)
                 .on_disk(true)
                 .build(),
         )
@@ -427,6 +488,80 @@ fn create_shard(shard_dir: &Path, dimension: usize) -> VectorResult<EdgeShard> {
     }
     shard.flush();
     Ok(shard)
+}
+
+/// Rebuilds an index made before the lexical side existed: every point
+/// goes into a new shard beside it (`shard.next`) with its lexical vector
+/// computed from its payload; only when that shard is complete and flushed
+/// does it replace the old one (two renames, finished by [`finish_swap`]
+/// if the process dies between them). Nothing is re-embedded.
+fn add_lexical(dir: &Path, old: EdgeShard, dimension: usize) -> VectorResult<EdgeShard> {
+    let records = scroll_all(&old, None, WithPayloadInterface::Bool(true), true)?;
+    tracing::warn!(
+        path = %dir.display(),
+        points = records.len(),
+        "the vector index has no lexical side: rebuilding it with one"
+    );
+    let next = dir.join(SHARD_NEXT);
+    let fresh = create_shard(&next, dimension)?;
+    for page in records.chunks(SCROLL_PAGE) {
+        let mut structs = Vec::with_capacity(page.len());
+        for record in page {
+            let id = uuid_of(record.id)?;
+            let payload = chunk_payload(&id, record.payload.clone())?;
+            let vector = dense_vector(&id, record.vector.clone())?;
+            structs.push(point_struct(id, vector, &payload)?.into());
+        }
+        fresh
+            .update(UpdateOperation::PointOperation(
+                PointOperations::UpsertPoints(PointInsertOperations::PointsList(structs)),
+            ))
+            .map_err(backend)?;
+    }
+    fresh.flush();
+    drop(fresh);
+    drop(old);
+    let current = dir.join(SHARD_DIR);
+    let parked = dir.join(SHARD_OLD);
+    let swap = || -> std::io::Result<()> {
+        fs::rename(&current, &parked)?;
+        fs::rename(&next, &current)?;
+        File::open(dir)?.sync_all()?;
+        fs::remove_dir_all(&parked)
+    };
+    swap().map_err(|e| io_unavailable("cannot replace the shard in", dir, &e))?;
+    tracing::info!(path = %dir.display(), points = records.len(), "rebuilt the vector index with its lexical side");
+    EdgeShard::load(&current, None).map_err(|e| {
+        VectorError::Unavailable(format!(
+            "cannot load the rebuilt vector index in {}: {e}",
+            current.display()
+        ))
+    })
+}
+
+/// Finishes or undoes a rebuild that [`add_lexical`] did not complete: a
+/// complete `shard.next` with no `shard` takes its place; a `shard.next`
+/// beside a `shard` is unfinished and goes; a parked `shard.old` goes once
+/// `shard` is back.
+fn finish_swap(dir: &Path, shard_dir: &Path) -> VectorResult<()> {
+    let next = dir.join(SHARD_NEXT);
+    let parked = dir.join(SHARD_OLD);
+    let fix = || -> std::io::Result<()> {
+        if !shard_dir.exists() && next.join(EDGE_CONFIG_FILE).is_file() && parked.exists() {
+            tracing::warn!(path = %dir.display(), "finishing an interrupted lexical rebuild");
+            fs::rename(&next, shard_dir)?;
+            File::open(dir)?.sync_all()?;
+        }
+        if next.exists() {
+            tracing::warn!(path = %dir.display(), "removing an unfinished lexical rebuild");
+            fs::remove_dir_all(&next)?;
+        }
+        if parked.exists() && shard_dir.exists() {
+            fs::remove_dir_all(&parked)?;
+        }
+        Ok(())
+    };
+    fix().map_err(|e| io_unavailable("cannot recover the shard in", dir, &e))
 }
 
 /// Verifies the shard's own vector config against the model file.
@@ -582,6 +717,23 @@ fn json_path(field: &str) -> VectorResult<JsonPath> {
     field
         .parse::<JsonPath>()
         .map_err(|()| VectorError::Backend(format!("invalid payload field name {field}")))
+}
+
+/// A point with its dense vector, its lexical vector (when its text has
+/// any term) and its payload.
+fn point_struct(id: Uuid, dense: Vec<f32>, payload: &ChunkPayload) -> VectorResult<PointStruct> {
+    let json = payload_value(&id, payload)?;
+    let terms = lexical::document(payload);
+    let mut named = vec![(DEFAULT_VECTOR_NAME.to_owned(), Vector::new_dense(dense))];
+    if !terms.is_empty() {
+        let sparse = Vector::new_sparse(terms.indices, terms.values).map_err(backend)?;
+        named.push((SPARSE_NAME.to_owned(), sparse));
+    }
+    Ok(PointStruct::new(
+        PointId::Uuid(id),
+        Vectors::new_named(named),
+        json,
+    ))
 }
 
 /// The payload as a JSON object (`PointStruct::new` panics on anything else).

@@ -12,6 +12,7 @@
 
 pub mod contract;
 pub mod edge;
+pub mod lexical;
 pub mod migrate;
 pub mod server;
 
@@ -214,6 +215,31 @@ pub struct Hit {
     pub payload: ChunkPayload,
 }
 
+/// A lexical (BM25) search over the chunks' text.
+#[derive(Debug, Clone)]
+pub struct LexicalSearch {
+    /// The query text, tokenised by [`lexical::query`].
+    pub text: String,
+    /// Maximum number of hits.
+    pub limit: usize,
+    /// Match-any filter; `None` searches everything.
+    pub filter: Option<MatchAny>,
+}
+
+/// One lexical hit, with the point's dense vector so that the caller can
+/// measure it by cosine like a dense hit.
+#[derive(Debug, Clone)]
+pub struct LexicalHit {
+    /// Point id.
+    pub id: Uuid,
+    /// BM25 score (IDF-weighted term-frequency sum), unbounded.
+    pub bm25: f32,
+    /// Payload.
+    pub payload: ChunkPayload,
+    /// The point's dense vector.
+    pub vector: Vec<f32>,
+}
+
 /// A stored point, as listed by [`VectorIndex::points_of`].
 #[derive(Debug, Clone)]
 pub struct StoredPoint {
@@ -234,11 +260,17 @@ pub trait VectorIndex: Send + Sync {
     /// The model and dimension the index was built with.
     fn model(&self) -> &IndexModel;
 
-    /// Inserts or overwrites points, durably (flushed) when this returns.
+    /// Inserts or overwrites points, durably (flushed) when this returns;
+    /// each point's lexical vector ([`lexical::document`]) is written with
+    /// its dense vector and payload, in the same operation.
     async fn upsert(&self, points: Vec<ChunkPoint>) -> VectorResult<()>;
 
     /// Nearest neighbours by cosine similarity, best first.
     async fn search(&self, search: Search) -> VectorResult<Vec<Hit>>;
+
+    /// Best BM25 matches of the query's terms, best first; nothing for a
+    /// query with no term (stop words only).
+    async fn lexical(&self, search: LexicalSearch) -> VectorResult<Vec<LexicalHit>>;
 
     /// All points of one source, ordered by chunk index.
     async fn points_of(

@@ -20,18 +20,21 @@ use std::time::Duration;
 use async_trait::async_trait;
 use qdrant_client::qdrant::{
     CollectionInfo, Condition, CountPointsBuilder, CreateCollectionBuilder,
-    CreateFieldIndexCollectionBuilder, DeletePointsBuilder, Distance, FieldType, Filter,
-    PayloadIncludeSelector, PointId, PointStruct, PointsIdsList, Query, QueryPointsBuilder,
-    RetrievedPoint, ScrollPointsBuilder, UpsertPointsBuilder, VectorInput, VectorParamsBuilder,
-    r#match::MatchValue, point_id::PointIdOptions, points_selector::PointsSelectorOneOf,
-    vector_output::Vector as OutVector, vectors_config, with_payload_selector::SelectorOptions,
+    CreateFieldIndexCollectionBuilder, DeletePointsBuilder, Distance, FieldType, Filter, Modifier,
+    NamedVectors, PayloadIncludeSelector, PointId, PointStruct, PointsIdsList, Query,
+    QueryPointsBuilder, RetrievedPoint, ScrollPointsBuilder, SparseVectorParamsBuilder,
+    SparseVectorsConfigBuilder, UpsertPointsBuilder, Vector, VectorInput, VectorParamsBuilder,
+    VectorsOutput, r#match::MatchValue, point_id::PointIdOptions,
+    points_selector::PointsSelectorOneOf, vector_output::Vector as OutVector, vectors_config,
+    with_payload_selector::SelectorOptions,
 };
 use qdrant_client::{Payload, Qdrant, QdrantError};
 use uuid::Uuid;
 
+use super::lexical::{self, SPARSE_NAME};
 use super::{
-    ChunkPayload, ChunkPoint, Hit, INDEXED_FIELDS, IndexModel, MatchAny, Search, StoredPoint,
-    VectorError, VectorIndex, VectorResult,
+    ChunkPayload, ChunkPoint, Hit, INDEXED_FIELDS, IndexModel, LexicalHit, LexicalSearch, MatchAny,
+    Search, StoredPoint, VectorError, VectorIndex, VectorResult,
 };
 
 /// Collection metadata key holding the embedding model id.
@@ -228,11 +231,17 @@ impl QdrantIndex {
         ]);
         let created = self
             .retry("create_collection", || async {
+                let mut sparse = SparseVectorsConfigBuilder::default();
+                sparse.add_named_vector_params(
+                    SPARSE_NAME,
+                    SparseVectorParamsBuilder::default().modifier(Modifier::Idf),
+                );
                 let mut create = CreateCollectionBuilder::new(&self.settings.collection)
                     .vectors_config(VectorParamsBuilder::new(
                         self.model.dimension as u64,
                         Distance::Cosine,
                     ))
+                    .sparse_vectors_config(sparse)
                     .metadata(metadata.clone());
                 if let Some(n) = self.settings.shards {
                     create = create.shard_number(n);
@@ -269,6 +278,12 @@ impl QdrantIndex {
             .metadata
             .get(META_MODEL)
             .and_then(|v| v.as_str().map(|s| s.to_string()));
+        let lexical = config
+            .params
+            .as_ref()
+            .and_then(|p| p.sparse_vectors_config.as_ref())
+            .and_then(|s| s.map.get(SPARSE_NAME))
+            .map(|p| p.modifier == Some(Modifier::Idf as i32));
         let params = config
             .params
             .and_then(|p| p.vectors_config)
@@ -299,7 +314,18 @@ impl QdrantIndex {
         if distance != Distance::Cosine as i32 {
             return Err(self.backend_error("the collection does not use cosine distance"));
         }
-        Ok(())
+        match lexical {
+            Some(true) => Ok(()),
+            Some(false) => Err(self.backend_error(&format!(
+                "the collection's sparse vector {SPARSE_NAME} has no IDF modifier: it cannot \
+                 serve BM25; use another --qdrant-collection"
+            ))),
+            None => Err(self.backend_error(&format!(
+                "the collection has no lexical (BM25) sparse vector {SPARSE_NAME}: it was made \
+                 by an older DaemonIQ; copy the embedded index into a new collection with \
+                 `daemoniq migrate --to-qdrant` and another --qdrant-collection, or re-ingest"
+            ))),
+        }
     }
 
     async fn ensure_payload_indexes(&self) -> VectorResult<()> {
@@ -446,11 +472,23 @@ fn point_struct(point: ChunkPoint) -> VectorResult<PointStruct> {
     let payload = Payload::try_from(json).map_err(|e| {
         VectorError::Backend(format!("the payload of {} is not an object: {e}", point.id))
     })?;
-    Ok(PointStruct::new(
-        point.id.to_string(),
-        point.vector,
-        payload,
-    ))
+    let terms = lexical::document(&point.payload);
+    let mut vectors = NamedVectors::default().add_vector("", Vector::new_dense(point.vector));
+    if !terms.is_empty() {
+        vectors = vectors.add_vector(SPARSE_NAME, Vector::new_sparse(terms.indices, terms.values));
+    }
+    Ok(PointStruct::new(point.id.to_string(), vectors, payload))
+}
+
+/// The dense (unnamed) vector of a point: alone when the server sends only
+/// it, under the empty name beside the sparse one otherwise.
+fn dense_of(id: &Uuid, vectors: Option<VectorsOutput>) -> VectorResult<Vec<f32>> {
+    match vectors.and_then(|v| v.get_vector_by_name("")) {
+        Some(OutVector::Dense(d)) => Ok(d.data),
+        _ => Err(VectorError::Backend(format!(
+            "point {id} came back without its dense vector"
+        ))),
+    }
 }
 
 fn point_ids(ids: &[Uuid]) -> Vec<PointId> {
@@ -534,6 +572,49 @@ impl VectorIndex for QdrantIndex {
         Ok(hits)
     }
 
+    async fn lexical(&self, search: LexicalSearch) -> VectorResult<Vec<LexicalHit>> {
+        let terms = lexical::query(&search.text);
+        if terms.is_empty() || search.limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut request = QueryPointsBuilder::new(&self.settings.collection)
+            .query(Query::new_nearest(VectorInput::new_sparse(
+                terms.indices,
+                terms.values,
+            )))
+            .using(SPARSE_NAME)
+            .limit(search.limit as u64)
+            .with_payload(true)
+            .with_vectors(true);
+        if let Some(f) = search_filter(search.filter.as_ref(), None) {
+            request = request.filter(f);
+        }
+        let response = self
+            .retry("query", || async {
+                self.client.query(request.clone()).await
+            })
+            .await?;
+        let hits = response
+            .result
+            .into_iter()
+            .map(|p| {
+                let id = uuid_of(p.id)?;
+                Ok(LexicalHit {
+                    id,
+                    bm25: p.score,
+                    vector: dense_of(&id, p.vectors)?,
+                    payload: chunk_payload(&id, p.payload)?,
+                })
+            })
+            .collect::<VectorResult<Vec<_>>>()?;
+        tracing::debug!(
+            limit = search.limit,
+            hits = hits.len(),
+            "searched lexical index"
+        );
+        Ok(hits)
+    }
+
     async fn points_of(
         &self,
         source_id: &str,
@@ -548,14 +629,7 @@ impl VectorIndex for QdrantIndex {
             .map(|r| {
                 let id = uuid_of(r.id)?;
                 let vector = if with_vectors {
-                    match r.vectors.and_then(|v| v.get_vector()) {
-                        Some(OutVector::Dense(d)) => Some(d.data),
-                        _ => {
-                            return Err(VectorError::Backend(format!(
-                                "point {id} came back without its dense vector"
-                            )));
-                        }
-                    }
+                    Some(dense_of(&id, r.vectors)?)
                 } else {
                     None
                 };

@@ -521,6 +521,12 @@ impl daemoniq::vector::VectorIndex for DownIndex {
     ) -> daemoniq::vector::VectorResult<Vec<daemoniq::vector::Hit>> {
         down()
     }
+    async fn lexical(
+        &self,
+        _: daemoniq::vector::LexicalSearch,
+    ) -> daemoniq::vector::VectorResult<Vec<daemoniq::vector::LexicalHit>> {
+        down()
+    }
     async fn points_of(
         &self,
         _: &str,

@@ -717,3 +717,104 @@ fn dir_size(path: &Path) -> u64 {
         })
         .sum()
 }
+
+/// An index as DaemonIQ wrote it before the lexical side: one unnamed dense
+/// vector, no sparse vector, the model file beside it.
+fn write_old_index(dir: &Path, dimension: usize, points: &[ChunkPoint]) {
+    use qdrant_edge::{
+        EdgeConfig, EdgeShard, EdgeVectorParams, PointId, PointInsertOperations, PointOperations,
+        PointStruct, UpdateOperation,
+    };
+    let shard_dir = dir.join(super::SHARD_DIR);
+    std::fs::create_dir_all(&shard_dir).unwrap();
+    let config = EdgeConfig::builder()
+        .vector(
+            qdrant_edge::DEFAULT_VECTOR_NAME,
+            EdgeVectorParams::builder(dimension, qdrant_edge::Distance::Cosine).build(),
+        )
+        .build();
+    let shard = EdgeShard::new(&shard_dir, config).unwrap();
+    let structs = points
+        .iter()
+        .map(|p| {
+            PointStruct::new(
+                PointId::Uuid(p.id),
+                p.vector.clone(),
+                serde_json::to_value(&p.payload).unwrap(),
+            )
+            .into()
+        })
+        .collect();
+    shard
+        .update(UpdateOperation::PointOperation(
+            PointOperations::UpsertPoints(PointInsertOperations::PointsList(structs)),
+        ))
+        .unwrap();
+    shard.flush();
+    drop(shard);
+    super::write_model(dir, &dir.join(MODEL_FILE), &model(dimension)).unwrap();
+}
+
+fn lexical(text: &str) -> crate::vector::LexicalSearch {
+    crate::vector::LexicalSearch {
+        text: text.to_owned(),
+        limit: 10,
+        filter: None,
+    }
+}
+
+/// An index made before the lexical side opens rebuilt with it: the same
+/// points, vectors and payloads, now found by their words; no rebuild
+/// directory is left behind, and opening again does not rebuild.
+#[tokio::test]
+async fn an_index_without_a_lexical_side_is_rebuilt_with_one() {
+    let dir = TempDir::new().unwrap();
+    let mut points: Vec<ChunkPoint> = (0..3).map(|i| point("old", i, axis(8, i))).collect();
+    points[2].payload.node_content = "The economizer damper modulates for free cooling.".into();
+    write_old_index(dir.path(), 8, &points);
+    {
+        let index = open(dir.path(), 8);
+        assert_eq!(index.count().await.unwrap(), 3);
+        let hits = index.lexical(lexical("economizer damper")).await.unwrap();
+        assert_eq!(hits.first().map(|h| h.payload.chunk_index), Some(2));
+        assert_eq!(hits[0].vector, axis(8, 2));
+        let stored = index.points_of("old", true).await.unwrap();
+        for (s, p) in stored.iter().zip(&points) {
+            assert_eq!((s.id, &s.payload), (p.id, &p.payload));
+            assert_eq!(s.vector.as_deref(), Some(p.vector.as_slice()));
+        }
+    }
+    for leftover in [super::SHARD_NEXT, super::SHARD_OLD] {
+        assert!(!dir.path().join(leftover).exists(), "{leftover} left");
+    }
+    let again = open(dir.path(), 8);
+    assert_eq!(again.lexical(lexical("economizer")).await.unwrap().len(), 1);
+}
+
+/// A rebuild that died between its two renames is finished on the next
+/// open (the complete new shard takes the old one's place); one that died
+/// while writing the new shard is thrown away, and the old shard rebuilt.
+#[tokio::test]
+async fn an_interrupted_lexical_rebuild_is_finished_or_redone() {
+    let points: Vec<ChunkPoint> = (0..2).map(|i| point("old", i, axis(8, i))).collect();
+    // Died between the renames: shard.old parked, shard.next complete.
+    let dir = TempDir::new().unwrap();
+    write_old_index(dir.path(), 8, &points);
+    drop(open(dir.path(), 8));
+    let shard = dir.path().join(super::SHARD_DIR);
+    std::fs::rename(&shard, dir.path().join(super::SHARD_NEXT)).unwrap();
+    std::fs::create_dir_all(dir.path().join(super::SHARD_OLD)).unwrap();
+    let index = open(dir.path(), 8);
+    assert_eq!(index.count().await.unwrap(), 2);
+    assert_eq!(index.lexical(lexical("supply fan")).await.unwrap().len(), 2);
+    drop(index);
+    assert!(!dir.path().join(super::SHARD_OLD).exists());
+    // Died while writing shard.next: the old shard is intact and rebuilt.
+    let dir = TempDir::new().unwrap();
+    write_old_index(dir.path(), 8, &points);
+    std::fs::create_dir_all(dir.path().join(super::SHARD_NEXT).join("segments")).unwrap();
+    let index = open(dir.path(), 8);
+    assert_eq!(index.count().await.unwrap(), 2);
+    assert_eq!(index.lexical(lexical("supply fan")).await.unwrap().len(), 2);
+    assert!(!dir.path().join(super::SHARD_NEXT).exists());
+}
