@@ -42,6 +42,76 @@ pub fn squash(s: &str) -> String {
         .collect()
 }
 
+/// The cells of a table row (`a | b | c`, with or without outer pipes);
+/// `None` for a line that is not one. A separator row (`---|---`) has no
+/// cells.
+fn table_cells(line: &str) -> Option<Vec<String>> {
+    let line = line.trim();
+    if !line.contains('|') {
+        return None;
+    }
+    let cells: Vec<String> = line
+        .trim_matches('|')
+        .split('|')
+        .map(|c| c.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    if cells.len() < 2 {
+        return None;
+    }
+    if cells
+        .iter()
+        .all(|c| !c.is_empty() && c.chars().all(|x| matches!(x, '-' | ':' | ' ')))
+    {
+        return Some(Vec::new());
+    }
+    Some(cells)
+}
+
+/// The units a passage is quoted in: the sentences of prose lines, and
+/// each table row joined to its table's header ("Mode: Warm-up; SAT-SP:
+/// 90 °F"), so that a row quoted alone still says what its values are. A
+/// table's first row is its header when no cell of it starts with a digit;
+/// otherwise (a chunk that begins inside a table) rows stand as they are.
+pub fn quotable(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut header: Option<Vec<String>> = None;
+    let mut in_table = false;
+    for line in text.lines() {
+        match table_cells(line) {
+            Some(cells) if cells.is_empty() => {}
+            Some(cells) => {
+                let starts_table = !in_table;
+                in_table = true;
+                if starts_table {
+                    let numeric = cells
+                        .iter()
+                        .any(|c| c.starts_with(|x: char| x.is_ascii_digit() || x == '-'));
+                    header = (!numeric).then(|| cells.clone());
+                    if header.is_some() {
+                        continue;
+                    }
+                }
+                match &header {
+                    Some(h) if h.len() == cells.len() => out.push(
+                        h.iter()
+                            .zip(&cells)
+                            .map(|(h, c)| format!("{h}: {c}"))
+                            .collect::<Vec<_>>()
+                            .join("; "),
+                    ),
+                    _ => out.push(cells.join(" | ")),
+                }
+            }
+            None => {
+                in_table = false;
+                header = None;
+                out.extend(sentences(line));
+            }
+        }
+    }
+    out
+}
+
 /// Splits a passage into the sentences an answer may quote: lines first
 /// (headings, list items and table rows stand alone, Markdown markers and
 /// table bars dropped), then sentence ends followed by a space and a capital
@@ -299,6 +369,27 @@ impl Cues {
 
 #[cfg(test)]
 pub(crate) mod tests {
+
+    #[test]
+    fn table_rows_are_quoted_with_their_header() {
+        let text = "The plant resets as below.\n| Plant reset value | CHW-DP-SP | CHWST-SP |\n|---|---|---|\n| 0 % | 5 psi | 50 °F |\n| 100 % | 15 psi | 42 °F |\nAfter the table. Second sentence.";
+        assert_eq!(
+            quotable(text),
+            [
+                "The plant resets as below.",
+                "Plant reset value: 0 %; CHW-DP-SP: 5 psi; CHWST-SP: 50 °F",
+                "Plant reset value: 100 %; CHW-DP-SP: 15 psi; CHWST-SP: 42 °F",
+                "After the table.",
+                "Second sentence.",
+            ]
+        );
+        // A chunk that begins inside a table has no header to give.
+        assert_eq!(
+            quotable("50 % | 15 psi | 50 °F\n100 % | 15 psi | 42 °F"),
+            ["50 % | 15 psi | 50 °F", "100 % | 15 psi | 42 °F"]
+        );
+    }
+
     use super::*;
     use crate::import::{self, SourceFile};
     use crate::store::{EmbeddedStore, GraphKind};

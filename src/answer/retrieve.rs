@@ -42,6 +42,8 @@ pub struct Fused {
     pub bm25: Option<f32>,
     /// The fused score.
     pub fused: f32,
+    /// Whether the question names the chunk's document (a word of its path).
+    pub named_document: bool,
 }
 
 /// Reciprocal rank fusion of the dense and the lexical ranking: a chunk at
@@ -66,6 +68,7 @@ pub fn fuse(
             hit,
             bm25: None,
             fused: 1.0 / (k + r as f32 + 1.0),
+            named_document: false,
         });
     }
     if w > 0.0 {
@@ -86,6 +89,7 @@ pub fn fuse(
                         },
                         bm25: Some(l.bm25),
                         fused: part,
+                        named_document: false,
                     });
                 }
             }
@@ -179,34 +183,42 @@ pub fn rerank(
         .collect();
     let mut out: Vec<Scored> = hits
         .into_iter()
-        .map(|Fused { hit, bm25, fused }| {
-            let p = &hit.payload;
-            let mut score = fused;
-            let mut boosts = Vec::new();
-            let rules = [
-                ("equip", cfg.boost_equip, overlaps(&p.equip, &f.equip)),
-                (
-                    "brick_equip",
-                    cfg.boost_brick,
-                    overlaps(&p.brick_equip, &f.brick_equip),
-                ),
-                ("ptags", cfg.boost_ptags, overlaps(&p.ptags, &f.ptags)),
-                ("graph_ids", cfg.boost_graph, overlaps(&p.graph_ids, &named)),
-            ];
-            for (name, factor, applies) in rules {
-                if applies {
-                    score *= factor;
-                    boosts.push(name.to_owned());
+        .map(
+            |Fused {
+                 hit,
+                 bm25,
+                 fused,
+                 named_document,
+             }| {
+                let p = &hit.payload;
+                let mut score = fused;
+                let mut boosts = Vec::new();
+                let rules = [
+                    ("equip", cfg.boost_equip, overlaps(&p.equip, &f.equip)),
+                    (
+                        "brick_equip",
+                        cfg.boost_brick,
+                        overlaps(&p.brick_equip, &f.brick_equip),
+                    ),
+                    ("ptags", cfg.boost_ptags, overlaps(&p.ptags, &f.ptags)),
+                    ("graph_ids", cfg.boost_graph, overlaps(&p.graph_ids, &named)),
+                    ("document", cfg.boost_document, named_document),
+                ];
+                for (name, factor, applies) in rules {
+                    if applies {
+                        score *= factor;
+                        boosts.push(name.to_owned());
+                    }
                 }
-            }
-            Scored {
-                hit,
-                bm25,
-                fused,
-                reranked: score,
-                boosts,
-            }
-        })
+                Scored {
+                    hit,
+                    bm25,
+                    fused,
+                    reranked: score,
+                    boosts,
+                }
+            },
+        )
         .collect();
     out.sort_by(rank_order);
     out
@@ -257,6 +269,57 @@ async fn both(
     Ok((dense, lexical))
 }
 
+/// Marks the chunks whose document the question names: a word of the
+/// question (stemmed, stop words out, as the lexical index reads it) is a
+/// word of the document's path ("per g36" names `docs/g36/…`, "in the
+/// service log" `…/northfield_service_log.md`). Path words are split at
+/// separators and case changes (`TerminalUnits_Reheat` → terminal units
+/// reheat).
+pub fn mark_named_documents(text: &str, hits: &mut [Fused]) -> usize {
+    let asked: std::collections::HashSet<u32> = crate::vector::lexical::query(text)
+        .indices
+        .into_iter()
+        .collect();
+    let mut n = 0;
+    for f in hits.iter_mut() {
+        let path = path_words(&f.hit.payload.source_ref);
+        f.named_document = crate::vector::lexical::query(&path)
+            .indices
+            .iter()
+            .any(|t| asked.contains(t));
+        n += usize::from(f.named_document);
+    }
+    n
+}
+
+/// The words of a file path: split at every non-alphanumeric character
+/// and where a lower-case letter meets an upper-case one.
+fn path_words(path: &str) -> String {
+    let mut out = String::with_capacity(path.len() + 8);
+    let mut prev: Option<char> = None;
+    for c in path.chars() {
+        if !c.is_alphanumeric() {
+            out.push(' ');
+        } else {
+            if prev.is_some_and(char::is_lowercase) && c.is_uppercase() {
+                out.push(' ');
+            }
+            out.push(c);
+        }
+        prev = Some(c);
+    }
+    out
+}
+
+/// Appends the items of `more` whose id is not in `list` yet, in order.
+fn append_new<T>(list: &mut Vec<T>, more: Vec<T>, id: impl Fn(&T) -> uuid::Uuid) {
+    for item in more {
+        if !list.iter().any(|x| id(x) == id(&item)) {
+            list.push(item);
+        }
+    }
+}
+
 /// Runs the search: filtered or vanilla, each fallback recorded; dense and
 /// lexical fused, then reranked. `text` is what the lexical side reads.
 pub async fn search(
@@ -297,6 +360,18 @@ pub async fn search(
                 tracing::info!("no results with filter, falling back to vanilla");
             } else {
                 trace.mode = "filtered".to_owned();
+                let n = found.0.len().max(found.1.len());
+                if n < top_k {
+                    // A narrow filter (one linked chunk) must not decide
+                    // alone: the vanilla hits follow the filtered ones.
+                    trace.decisions.push(format!(
+                        "the filtered search found {n} < top_k {top_k} chunks: topped up with vanilla retrieval"
+                    ));
+                    tracing::info!(found = n, top_k, "filtered search topped up with vanilla");
+                    let (dense, lexical) = both(index, cfg, &vector, text, limit, None).await?;
+                    append_new(&mut found.0, dense, |h| h.id);
+                    append_new(&mut found.1, lexical, |h| h.id);
+                }
             }
         }
         Err(reason) => {
@@ -310,7 +385,14 @@ pub async fn search(
     }
     let (dense, lexical) = found;
     let (n_dense, n_lexical) = (dense.len(), lexical.len());
-    let fused = fuse(cfg, &vector, dense, lexical);
+    let mut fused = fuse(cfg, &vector, dense, lexical);
+    let named = mark_named_documents(text, &mut fused);
+    if named > 0 {
+        trace.decisions.push(format!(
+            "the question names the documents of {named} chunks (a word of their path): x{}",
+            cfg.boost_document
+        ));
+    }
     trace.decisions.push(if cfg.lexical_weight > 0.0 {
         format!(
             "hybrid: {n_dense} chunks by vector, {n_lexical} by BM25, {} after reciprocal rank fusion (k {}, lexical weight {})",
@@ -421,6 +503,7 @@ mod tests {
             },
             bm25: None,
             fused: score,
+            named_document: false,
         };
         let out = rerank(
             &cfg,
@@ -448,6 +531,7 @@ mod tests {
                 },
                 bm25: None,
                 fused: score,
+                named_document: false,
             }
         };
         let order = |hits: Vec<Fused>| {
@@ -475,6 +559,44 @@ mod tests {
             payload: payload(&[], &[]),
             vector,
         }
+    }
+
+    #[test]
+    fn a_question_names_documents_by_the_words_of_their_paths() {
+        assert_eq!(
+            path_words("docs/g36/TerminalUnits_Reheat_Alarms.html"),
+            "docs g36 Terminal Units Reheat Alarms html"
+        );
+        let hit = |path: &str| {
+            let mut p = payload(&[], &[]);
+            p.source_ref = path.into();
+            Fused {
+                hit: Hit {
+                    id: uuid::Uuid::new_v4(),
+                    score: 0.5,
+                    payload: p,
+                },
+                bm25: None,
+                fused: 0.5,
+                named_document: false,
+            }
+        };
+        let mut hits = vec![
+            hit("docs/g36/TerminalUnits_Reheat_Alarms.html"),
+            hit("docs/pdf/G36-VAV-terminal-unit.pdf"),
+            hit("golden/corpus/northfield_service_log.md"),
+        ];
+        assert_eq!(
+            mark_named_documents("leaking valve alarm, per g36?", &mut hits),
+            2
+        );
+        assert!(!hits[2].named_document);
+        assert_eq!(
+            mark_named_documents("what does the service log say", &mut hits),
+            1
+        );
+        assert!(hits[2].named_document);
+        assert_eq!(mark_named_documents("the of and", &mut hits), 0);
     }
 
     /// Reciprocal rank fusion: first in both scores 1; a chunk both searches

@@ -3,7 +3,7 @@
 //! the top chunks, scored by how many of the question's content words they
 //! hold.
 
-use crate::text::{sentences, squash, stem, words};
+use crate::text::{quotable, squash, stem, words};
 
 /// A sentence picked from a text, with what it matched.
 #[derive(Debug, Clone)]
@@ -72,7 +72,7 @@ pub fn pick(
     let mut all: Vec<(Picked, usize)> = Vec::new();
     let mut by_source: Vec<Vec<String>> = Vec::new();
     for (source, text, weight) in texts {
-        let list = sentences(text);
+        let list = quotable(text);
         for (k, s) in list.iter().enumerate() {
             let matched = matched_terms(focus, s);
             let sq = squash(s);
@@ -111,26 +111,57 @@ pub fn pick(
     // the consequence the best one announces: quote it too.
     if let Some((source, k)) = first
         && let Some(pos) = texts.iter().position(|(s, ..)| *s == source)
-        && let Some(next) = by_source[pos].get(k + 1)
-        && !out.iter().any(|p| p.text == *next)
     {
-        out.insert(
-            1,
-            Picked {
-                source,
-                text: next.clone(),
-                matched: matched_terms(focus, next),
-                score: 0.0,
-            },
-        );
+        let list = &by_source[pos];
+        if let Some(next) = list.get(k + 1)
+            && !out.iter().any(|p| p.text == *next)
+        {
+            out.insert(
+                1,
+                Picked {
+                    source,
+                    text: next.clone(),
+                    matched: matched_terms(focus, next),
+                    score: 0.0,
+                },
+            );
+        }
+        // One that begins with "It", "Its", "This" … leans on the sentence
+        // before it for what it is about: quote that one first.
+        if k > 0 && refers_back(&list[k]) && !out.iter().any(|p| p.text == list[k - 1]) {
+            out.insert(
+                0,
+                Picked {
+                    source,
+                    text: list[k - 1].clone(),
+                    matched: matched_terms(focus, &list[k - 1]),
+                    score: 0.0,
+                },
+            );
+        }
     }
     out
 }
 
-/// Fraction of focus terms held by the picked sentences; for a question
-/// with no focus terms, the fraction of its names (labels) they mention
-/// (0 when it has neither).
-pub fn coverage(focus: &[String], labels: &[String], picked: &[Picked]) -> f32 {
+/// Whether a sentence opens with a word that refers to the one before it.
+fn refers_back(sentence: &str) -> bool {
+    let first = sentence
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    matches!(
+        first.as_str(),
+        "it" | "its" | "this" | "these" | "they" | "their" | "that" | "those" | "such"
+    )
+}
+
+/// Fraction of focus terms held by the picked sentences and the headings
+/// they stand under (`headings`: a passage is its sentences with their
+/// heading); for a question with no focus terms, the fraction of its names
+/// (labels) they mention (0 when it has neither).
+pub fn coverage(focus: &[String], labels: &[String], picked: &[Picked], headings: &[&str]) -> f32 {
     if focus.is_empty() {
         // Nothing but names: the passage must name what the question
         // names; a question with neither measures nothing and passes
@@ -145,13 +176,23 @@ pub fn coverage(focus: &[String], labels: &[String], picked: &[Picked]) -> f32 {
         }
         let held = named
             .iter()
-            .filter(|l| picked.iter().any(|p| squash(&p.text).contains(l.as_str())))
+            .filter(|l| {
+                picked
+                    .iter()
+                    .map(|p| p.text.as_str())
+                    .chain(headings.iter().copied())
+                    .any(|t| squash(t).contains(l.as_str()))
+            })
             .count();
         return held as f32 / named.len() as f32;
     }
+    let in_headings: Vec<String> = headings
+        .iter()
+        .flat_map(|h| matched_terms(focus, h))
+        .collect();
     let held = focus
         .iter()
-        .filter(|t| picked.iter().any(|p| p.matched.contains(t)))
+        .filter(|t| picked.iter().any(|p| p.matched.contains(t)) || in_headings.contains(t))
         .count();
     held as f32 / focus.len() as f32
 }
@@ -180,19 +221,50 @@ mod tests {
         let text = "VAV-2-14 is a reheat box. Its heating maximum is 175 cfm. Its cooling maximum is 350 cfm.";
         let f = focus(&["heating", "max", "cfm"]);
         let p = pick(&f, &[], &[(0, text, 0.0)], 2);
-        assert_eq!(p[0].text, "Its heating maximum is 175 cfm.");
-        assert!((coverage(&f, &[], &p) - 1.0).abs() < 1e-6);
+        let best = p.iter().max_by(|a, b| a.score.total_cmp(&b.score)).unwrap();
+        assert_eq!(best.text, "Its heating maximum is 175 cfm.");
+        assert!((coverage(&f, &[], &p, &[]) - 1.0).abs() < 1e-6);
         let none = pick(&focus(&["tonnage", "chiller"]), &[], &[(0, text, 0.0)], 2);
-        assert_eq!(coverage(&focus(&["tonnage", "chiller"]), &[], &none), 0.0);
+        assert_eq!(
+            coverage(&focus(&["tonnage", "chiller"]), &[], &none, &[]),
+            0.0
+        );
+    }
+
+    #[test]
+    fn a_sentence_that_refers_back_is_quoted_after_the_one_it_refers_to() {
+        let text =
+            "VAV-2-14 serves office A-214. Its heating maximum is 175 cfm. Other boxes differ.";
+        let p = pick(
+            &focus(&["heating", "max", "cfm"]),
+            &[],
+            &[(0, text, 0.0)],
+            2,
+        );
+        let quoted: Vec<&str> = p.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            quoted,
+            [
+                "VAV-2-14 serves office A-214.",
+                "Its heating maximum is 175 cfm.",
+                "Other boxes differ."
+            ]
+        );
+        assert!(!refers_back("The box opens."));
     }
 
     #[test]
     fn no_content_words_measure_the_names_not_nothing() {
         let text = "VAV-2-14 is a reheat box. Its heating maximum is 175 cfm.";
         let p = pick(&[], &["VAV-2-14".into()], &[(0, text, 0.0)], 2);
-        assert!((coverage(&[], &["VAV-2-14".into()], &p) - 1.0).abs() < 1e-6);
-        assert_eq!(coverage(&[], &["VAV-3-07".into()], &p), 0.0);
+        assert!((coverage(&[], &["VAV-2-14".into()], &p, &[]) - 1.0).abs() < 1e-6);
+        assert_eq!(coverage(&[], &["VAV-3-07".into()], &p, &[]), 0.0);
+        // A heading counts: the passage stands under it.
+        let f = focus(&["reheat", "heating", "max"]);
+        let p = pick(&f, &[], &[(0, "The heating maximum is 175 cfm.", 0.0)], 2);
+        assert!((coverage(&f, &[], &p, &[]) - 2.0 / 3.0).abs() < 1e-6);
+        assert!((coverage(&f, &[], &p, &["4. Reheat boxes"]) - 1.0).abs() < 1e-6);
         // Neither content words nor names: nothing is measured, nothing passes.
-        assert_eq!(coverage(&[], &[], &p), 0.0);
+        assert_eq!(coverage(&[], &[], &p, &[]), 0.0);
     }
 }

@@ -93,6 +93,16 @@ pub struct AnswerConfig {
     )]
     pub rrf_k: f32,
 
+    /// Rerank boost when the question names a chunk's document (a word of
+    /// its path, e.g. "per g36", "the service log").
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_BOOST_DOCUMENT",
+        default_value_t = AnswerConfig::BOOST_DOCUMENT
+    )]
+    pub boost_document: f32,
+
     /// Best chunk similarity below which documents are not relevant.
     #[arg(
         long,
@@ -164,6 +174,8 @@ impl AnswerConfig {
     pub const BOOST_PTAGS: f32 = 1.2;
     /// `--boost-graph`.
     pub const BOOST_GRAPH: f32 = 1.25;
+    /// `--boost-document`.
+    pub const BOOST_DOCUMENT: f32 = 1.5;
     /// `--lexical-weight`.
     pub const LEXICAL_WEIGHT: f32 = 1.0;
     /// `--rrf-k`.
@@ -190,6 +202,7 @@ impl Default for AnswerConfig {
             boost_brick: Self::BOOST_BRICK,
             boost_ptags: Self::BOOST_PTAGS,
             boost_graph: Self::BOOST_GRAPH,
+            boost_document: Self::BOOST_DOCUMENT,
             lexical_weight: Self::LEXICAL_WEIGHT,
             rrf_k: Self::RRF_K,
             min_relevance: Self::MIN_RELEVANCE,

@@ -22,6 +22,7 @@ pub fn picks(cfg: &AnswerConfig, q: &Question, hits: &[Scored], selected: usize)
         .collect();
     let focus = &q.reading.focus;
     let mut picked = synthesize::pick(focus, &q.labels, &texts, 2);
+    let heading = |i: usize| own_heading(&hits[i].hit.payload.section_title);
     // Quote a second chunk only when the best one alone does not hold
     // enough of the question: one passage, one page, is easier to check.
     if let Some(first) = picked.first().map(|p| p.source) {
@@ -30,11 +31,18 @@ pub fn picks(cfg: &AnswerConfig, q: &Question, hits: &[Scored], selected: usize)
             .filter(|p| p.source == first)
             .cloned()
             .collect();
-        if synthesize::coverage(focus, &q.labels, &own) >= cfg.min_coverage {
+        if synthesize::coverage(focus, &q.labels, &own, &[heading(first)]) >= cfg.min_coverage {
             picked = own;
         }
     }
     picked
+}
+
+/// The heading a chunk's text stands under: the last of its heading path
+/// (the document's title and the chapters above say what the whole
+/// document is about, not what this passage says).
+fn own_heading(path: &str) -> &str {
+    path.rsplit(" > ").next().unwrap_or(path)
 }
 
 /// What the document answer needs besides the question.
@@ -69,6 +77,11 @@ pub async fn answer(
     };
     let mut used: Vec<usize> = picked.iter().map(|p| p.source).collect();
     used.dedup();
+    // A passage is its sentences with the heading they stand under.
+    let headings: Vec<&str> = used
+        .iter()
+        .map(|i| own_heading(&top[*i].hit.payload.section_title))
+        .collect();
     // Confidence is 1 − mean cosine distance of what the answer uses: per
     // chunk used, the closer of the chunk and the passage quoted from it
     // (a 256-token chunk dilutes the one sentence that answers).
@@ -92,7 +105,7 @@ pub async fn answer(
             .iter()
             .map(|h| h.hit.score)
             .fold(f32::MIN, f32::max),
-        coverage: synthesize::coverage(&q.reading.focus, &q.labels, &picked),
+        coverage: synthesize::coverage(&q.reading.focus, &q.labels, &picked, &headings),
         confidence,
     };
     if let Some(reason) = refusal::of_documents(cfg, q, &measures) {

@@ -39,7 +39,7 @@ pub async fn answer(
     decisions: &mut Vec<String>,
 ) -> Result<Draft, Fault> {
     let picked = synthesize::pick(&q.reading.focus, &q.labels, &[(0, sel.text, 0.0)], 2);
-    let coverage = synthesize::coverage(&q.reading.focus, &q.labels, &picked);
+    let coverage = synthesize::coverage(&q.reading.focus, &q.labels, &picked, &[]);
     let matched = picked.iter().any(|p| !p.matched.is_empty());
     if let Some(reason) = refusal::of_selection(cfg, q, coverage, matched) {
         return Ok(Draft::Abstain(reason));
