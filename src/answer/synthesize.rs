@@ -113,31 +113,21 @@ pub fn pick(
         && let Some(pos) = texts.iter().position(|(s, ..)| *s == source)
     {
         let list = &by_source[pos];
+        let quote = |text: &String| Picked {
+            source,
+            text: text.clone(),
+            matched: matched_terms(focus, text),
+            score: 0.0,
+        };
         if let Some(next) = list.get(k + 1)
             && !out.iter().any(|p| p.text == *next)
         {
-            out.insert(
-                1,
-                Picked {
-                    source,
-                    text: next.clone(),
-                    matched: matched_terms(focus, next),
-                    score: 0.0,
-                },
-            );
+            out.insert(1, quote(next));
         }
         // One that begins with "It", "Its", "This" … leans on the sentence
         // before it for what it is about: quote that one first.
         if k > 0 && refers_back(&list[k]) && !out.iter().any(|p| p.text == list[k - 1]) {
-            out.insert(
-                0,
-                Picked {
-                    source,
-                    text: list[k - 1].clone(),
-                    matched: matched_terms(focus, &list[k - 1]),
-                    score: 0.0,
-                },
-            );
+            out.insert(0, quote(&list[k - 1]));
         }
     }
     out

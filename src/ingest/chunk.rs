@@ -233,6 +233,10 @@ pub fn chunk(doc: &Extracted, counter: &TokenCounter, opts: &ChunkOptions) -> Ve
     chunks
 }
 
+/// What joins the headings of a chunk's `section_title` ("Title > 4.
+/// Airflow setpoints").
+pub const HEADING_SEPARATOR: &str = " > ";
+
 fn heading_path(headings: &[(u8, String)], fallback: &str) -> String {
     if headings.is_empty() {
         return fallback.to_owned();
@@ -241,7 +245,7 @@ fn heading_path(headings: &[(u8, String)], fallback: &str) -> String {
         .iter()
         .map(|(_, h)| h.as_str())
         .collect::<Vec<_>>()
-        .join(" > ")
+        .join(HEADING_SEPARATOR)
 }
 
 /// Appends `text` as units that each fit `budget`: whole, else by

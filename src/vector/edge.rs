@@ -29,9 +29,9 @@ use qdrant_edge::{
     Condition, CountRequest, CreateIndex, DEFAULT_VECTOR_NAME, Distance, EdgeConfig, EdgeShard,
     EdgeSparseVectorParams, EdgeVectorParams, FieldCondition, FieldIndexOperations, Filter,
     JsonPath, Match, Modifier, NamedQuery, Payload, PayloadFieldSchema, PayloadSchemaType, PointId,
-    PointInsertOperations, PointOperations, PointStruct, QueryEnum, Record, ScrollRequest,
-    SearchRequest, SparseVector, UpdateOperation, Vector, VectorInternal, VectorStructInternal,
-    Vectors, WalOptions, WithPayloadInterface, WithVector,
+    PointInsertOperations, PointOperations, PointStruct, PointStructPersisted, QueryEnum, Record,
+    ScoredPoint, ScrollRequest, SearchRequest, SparseVector, UpdateOperation, Vector,
+    VectorInternal, VectorStructInternal, Vectors, WalOptions, WithPayloadInterface, WithVector,
 };
 use uuid::Uuid;
 
@@ -190,6 +190,34 @@ impl EdgeIndex {
 
     /// Runs `f` on the shard under the exclusive lock, on the blocking
     /// pool, then flushes so the write survives a crash.
+    /// The `limit` points nearest `query` in the vector `using` (the dense
+    /// one when `None`), with their payloads and the vectors `with_vector`
+    /// names.
+    async fn nearest(
+        &self,
+        query: VectorInternal,
+        using: Option<&str>,
+        filter: Option<Filter>,
+        limit: usize,
+        with_vector: WithVector,
+    ) -> VectorResult<Vec<ScoredPoint>> {
+        let request = SearchRequest {
+            query: QueryEnum::Nearest(NamedQuery {
+                query,
+                using: using.map(str::to_owned),
+            }),
+            filter,
+            params: None,
+            limit,
+            offset: 0,
+            with_payload: Some(WithPayloadInterface::Bool(true)),
+            with_vector: Some(with_vector),
+            score_threshold: None,
+        };
+        self.read(move |shard| shard.search(request).map_err(backend))
+            .await
+    }
+
     async fn write<T: Send + 'static>(
         &self,
         f: impl FnOnce(&EdgeShard) -> VectorResult<T> + Send + 'static,
@@ -228,14 +256,8 @@ impl VectorIndex for EdgeIndex {
             structs.push(point_struct(point.id, point.vector, &point.payload)?.into());
         }
         let n = structs.len();
-        self.write(move |shard| {
-            shard
-                .update(UpdateOperation::PointOperation(
-                    PointOperations::UpsertPoints(PointInsertOperations::PointsList(structs)),
-                ))
-                .map_err(backend)
-        })
-        .await?;
+        self.write(move |shard| upsert_points(shard, structs))
+            .await?;
         tracing::debug!(points = n, "upserted points");
         Ok(())
     }
@@ -248,21 +270,14 @@ impl VectorIndex for EdgeIndex {
         let filter = search_filter(search.filter.as_ref(), search.exclude_source_id.as_deref())?;
         let filtered = filter.is_some();
         let limit = search.limit;
-        let request = SearchRequest {
-            query: QueryEnum::Nearest(NamedQuery {
-                query: VectorInternal::Dense(search.vector),
-                using: None,
-            }),
-            filter,
-            params: None,
-            limit,
-            offset: 0,
-            with_payload: Some(WithPayloadInterface::Bool(true)),
-            with_vector: Some(WithVector::Bool(false)),
-            score_threshold: None,
-        };
         let scored = self
-            .read(move |shard| shard.search(request).map_err(backend))
+            .nearest(
+                VectorInternal::Dense(search.vector),
+                None,
+                filter,
+                limit,
+                WithVector::Bool(false),
+            )
             .await?;
         let hits = scored
             .into_iter()
@@ -286,24 +301,17 @@ impl VectorIndex for EdgeIndex {
         }
         let filter = search_filter(search.filter.as_ref(), None)?;
         let limit = search.limit;
-        let request = SearchRequest {
-            query: QueryEnum::Nearest(NamedQuery {
-                query: VectorInternal::Sparse(SparseVector {
+        let scored = self
+            .nearest(
+                VectorInternal::Sparse(SparseVector {
                     indices: terms.indices,
                     values: terms.values,
                 }),
-                using: Some(SPARSE_NAME.to_owned()),
-            }),
-            filter,
-            params: None,
-            limit,
-            offset: 0,
-            with_payload: Some(WithPayloadInterface::Bool(true)),
-            with_vector: Some(WithVector::Selector(vec![DEFAULT_VECTOR_NAME.to_owned()])),
-            score_threshold: None,
-        };
-        let scored = self
-            .read(move |shard| shard.search(request).map_err(backend))
+                Some(SPARSE_NAME),
+                filter,
+                limit,
+                WithVector::Selector(vec![DEFAULT_VECTOR_NAME.to_owned()]),
+            )
             .await?;
         let hits = scored
             .into_iter()
@@ -512,11 +520,7 @@ fn add_lexical(dir: &Path, old: EdgeShard, dimension: usize) -> VectorResult<Edg
             let vector = dense_vector(&id, record.vector.clone())?;
             structs.push(point_struct(id, vector, &payload)?.into());
         }
-        fresh
-            .update(UpdateOperation::PointOperation(
-                PointOperations::UpsertPoints(PointInsertOperations::PointsList(structs)),
-            ))
-            .map_err(backend)?;
+        upsert_points(&fresh, structs)?;
     }
     fresh.flush();
     drop(fresh);
@@ -717,6 +721,15 @@ fn json_path(field: &str) -> VectorResult<JsonPath> {
     field
         .parse::<JsonPath>()
         .map_err(|()| VectorError::Backend(format!("invalid payload field name {field}")))
+}
+
+/// Inserts or overwrites `points` in `shard` (not flushed).
+fn upsert_points(shard: &EdgeShard, points: Vec<PointStructPersisted>) -> VectorResult<()> {
+    shard
+        .update(UpdateOperation::PointOperation(
+            PointOperations::UpsertPoints(PointInsertOperations::PointsList(points)),
+        ))
+        .map_err(backend)
 }
 
 /// A point with its dense vector, its lexical vector (when its text has

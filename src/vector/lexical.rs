@@ -15,6 +15,7 @@
 
 use std::sync::OnceLock;
 
+use qdrant_edge::SparseVector;
 use qdrant_edge::bm25_embed::{EdgeBm25, EdgeBm25Config};
 
 use super::ChunkPayload;
@@ -70,20 +71,21 @@ pub fn document_text(payload: &ChunkPayload) -> String {
 
 /// The lexical vector of a chunk.
 pub fn document(payload: &ChunkPayload) -> Sparse {
-    let v = model().embed_document(&document_text(payload));
-    Sparse {
-        indices: v.indices,
-        values: v.values,
-    }
+    model().embed_document(&document_text(payload)).into()
 }
 
 /// The lexical vector of a query (each term once, weight 1; the engine
 /// applies the IDF).
 pub fn query(text: &str) -> Sparse {
-    let v = model().embed_query(text);
-    Sparse {
-        indices: v.indices,
-        values: v.values,
+    model().embed_query(text).into()
+}
+
+impl From<SparseVector> for Sparse {
+    fn from(v: SparseVector) -> Self {
+        Self {
+            indices: v.indices,
+            values: v.values,
+        }
     }
 }
 

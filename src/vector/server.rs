@@ -22,9 +22,9 @@ use qdrant_client::qdrant::{
     CollectionInfo, Condition, CountPointsBuilder, CreateCollectionBuilder,
     CreateFieldIndexCollectionBuilder, DeletePointsBuilder, Distance, FieldType, Filter, Modifier,
     NamedVectors, PayloadIncludeSelector, PointId, PointStruct, PointsIdsList, Query,
-    QueryPointsBuilder, RetrievedPoint, ScrollPointsBuilder, SparseVectorParamsBuilder,
-    SparseVectorsConfigBuilder, UpsertPointsBuilder, Vector, VectorInput, VectorParamsBuilder,
-    VectorsOutput, r#match::MatchValue, point_id::PointIdOptions,
+    QueryPointsBuilder, RetrievedPoint, ScoredPoint, ScrollPointsBuilder,
+    SparseVectorParamsBuilder, SparseVectorsConfigBuilder, UpsertPointsBuilder, Vector,
+    VectorInput, VectorParamsBuilder, VectorsOutput, r#match::MatchValue, point_id::PointIdOptions,
     points_selector::PointsSelectorOneOf, vector_output::Vector as OutVector, vectors_config,
     with_payload_selector::SelectorOptions,
 };
@@ -368,6 +368,36 @@ impl QdrantIndex {
         Ok(())
     }
 
+    /// The `limit` points nearest `query` in the vector `using` (the
+    /// unnamed dense one when `None`), with their payloads, and their
+    /// vectors when `with_vectors`.
+    async fn nearest(
+        &self,
+        query: VectorInput,
+        using: Option<&str>,
+        filter: Option<Filter>,
+        limit: usize,
+        with_vectors: bool,
+    ) -> VectorResult<Vec<ScoredPoint>> {
+        let mut request = QueryPointsBuilder::new(&self.settings.collection)
+            .query(Query::new_nearest(query))
+            .limit(limit as u64)
+            .with_payload(true)
+            .with_vectors(with_vectors);
+        if let Some(using) = using {
+            request = request.using(using);
+        }
+        if let Some(f) = filter {
+            request = request.filter(f);
+        }
+        Ok(self
+            .retry("query", || async {
+                self.client.query(request.clone()).await
+            })
+            .await?
+            .result)
+    }
+
     fn backend_error(&self, msg: &str) -> VectorError {
         VectorError::Backend(format!("{}: {msg}", self.location))
     }
@@ -539,20 +569,15 @@ impl VectorIndex for QdrantIndex {
         }
         let filter = search_filter(search.filter.as_ref(), search.exclude_source_id.as_deref());
         let filtered = filter.is_some();
-        let mut request = QueryPointsBuilder::new(&self.settings.collection)
-            .query(Query::new_nearest(VectorInput::new_dense(search.vector)))
-            .limit(search.limit as u64)
-            .with_payload(true);
-        if let Some(f) = filter {
-            request = request.filter(f);
-        }
-        let response = self
-            .retry("query", || async {
-                self.client.query(request.clone()).await
-            })
-            .await?;
-        let hits = response
-            .result
+        let hits = self
+            .nearest(
+                VectorInput::new_dense(search.vector),
+                None,
+                filter,
+                search.limit,
+                false,
+            )
+            .await?
             .into_iter()
             .map(|p| {
                 let id = uuid_of(p.id)?;
@@ -577,25 +602,15 @@ impl VectorIndex for QdrantIndex {
         if terms.is_empty() || search.limit == 0 {
             return Ok(Vec::new());
         }
-        let mut request = QueryPointsBuilder::new(&self.settings.collection)
-            .query(Query::new_nearest(VectorInput::new_sparse(
-                terms.indices,
-                terms.values,
-            )))
-            .using(SPARSE_NAME)
-            .limit(search.limit as u64)
-            .with_payload(true)
-            .with_vectors(true);
-        if let Some(f) = search_filter(search.filter.as_ref(), None) {
-            request = request.filter(f);
-        }
-        let response = self
-            .retry("query", || async {
-                self.client.query(request.clone()).await
-            })
-            .await?;
-        let hits = response
-            .result
+        let hits = self
+            .nearest(
+                VectorInput::new_sparse(terms.indices, terms.values),
+                Some(SPARSE_NAME),
+                search_filter(search.filter.as_ref(), None),
+                search.limit,
+                true,
+            )
+            .await?
             .into_iter()
             .map(|p| {
                 let id = uuid_of(p.id)?;

@@ -42,7 +42,9 @@ pub fn picks(cfg: &AnswerConfig, q: &Question, hits: &[Scored], selected: usize)
 /// (the document's title and the chapters above say what the whole
 /// document is about, not what this passage says).
 fn own_heading(path: &str) -> &str {
-    path.rsplit(" > ").next().unwrap_or(path)
+    path.rsplit(crate::ingest::chunk::HEADING_SEPARATOR)
+        .next()
+        .unwrap_or(path)
 }
 
 /// What the document answer needs besides the question.
