@@ -4,7 +4,9 @@
 //! clients, and the mean time per pipeline stage (from the trace).
 //!
 //! Run with `cargo bench --bench chat` (after `bash scripts/setup.sh`).
-//! `DAEMONIQ_BENCH_REQUESTS` sets the requests per run (default 400).
+//! `DAEMONIQ_BENCH_REQUESTS` sets the requests per run (default 400);
+//! `DAEMONIQ_BENCH_SETS` (e.g. `documents`) runs only the named question
+//! sets (`mixed`, `composed graph`, `documents`).
 //! `DAEMONIQ_BENCH_SPARQL_URL` (a server base URL with `/query` and
 //! `/update`) puts the graph in a remote SPARQL store
 //! (`DAEMONIQ_BENCH_SPARQL_SERVER_UNION=1` when its default graph is the
@@ -15,7 +17,8 @@
 //! The questions are a fixed mix of graph, document, selected-text and
 //! out-of-scope questions written for this bench, then a second set of
 //! questions the graph query engine composes (lists with conditions,
-//! counts per group, chains of supply, yes/no), measured apart.
+//! counts per group, chains of supply, yes/no), and a third of document
+//! questions in everyday wording, each measured apart.
 
 use daemoniq::backends::{self, Embedded};
 use daemoniq::config::{AnswerConfig, BackendConfig, HttpConfig, IndexConfig};
@@ -44,6 +47,22 @@ const QUESTIONS: &[&str] = &[
     "what is the minimum airflow of vav-1-05",
     "How many vacation days do employees get?",
     "what feeds VAV-9-99?",
+];
+
+/// Questions the documents answer (or should refuse), in everyday
+/// wording, written for this bench: what hybrid retrieval, passages and
+/// the answerability rules cost per request.
+const DOCUMENTS: &[&str] = &[
+    "what happens to a vav box when the zone is unoccupied",
+    "during warm-up what supply air temp does the air handler use",
+    "chilled water reset range for the plant",
+    "when was the b-1 burner last serviced",
+    "approved firmware version for the YNX-520 controllers?",
+    "what alarm level is a leaking reheat valve",
+    "how is the SAT reset in cooling",
+    "what does the sequence say about economizer lockout",
+    "how often are the cooling tower fans inspected",
+    "which document covers the chiller plant startup",
 ];
 
 /// Questions the graph query engine composes into one SPARQL query.
@@ -229,7 +248,15 @@ fn main() {
         }));
         // Warm-up: model, caches, connections.
         run(&base, QUESTIONS, 1, QUESTIONS.len() * 2).await;
-        for (name, questions) in [("mixed", QUESTIONS), ("composed graph", COMPOSED)] {
+        let only = std::env::var("DAEMONIQ_BENCH_SETS").unwrap_or_default();
+        for (name, questions) in [
+            ("mixed", QUESTIONS),
+            ("composed graph", COMPOSED),
+            ("documents", DOCUMENTS),
+        ] {
+            if !only.is_empty() && !only.split(',').any(|s| s.trim() == name) {
+                continue;
+            }
             println!(
                 "chat over HTTP, {name} questions: {} in rotation, {total} requests per run",
                 questions.len()

@@ -181,6 +181,9 @@ def check_haystack(hs, brick, core_terms):
             fail(f"haystack: alias {a} has {len(txt)} dq:aliasText")
         else:
             texts[str(txt[0]).lower()] += 1
+        spelled = list(hs.objects(a, DQ.spelledOut))
+        if len(spelled) != 1 or str(spelled[0]) != str(spelled[0]).lower():
+            fail(f"haystack: alias {a} needs one lower-case dq:spelledOut")
         fors = list(hs.objects(a, DQ.aliasFor))
         if not fors:
             fail(f"haystack: alias {a} has no dq:aliasFor")

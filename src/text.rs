@@ -10,14 +10,33 @@ use crate::store::{GraphStore, SolutionExt, StoreResult, select};
 use crate::vocab::{self, PREFIXES};
 use std::collections::HashMap;
 
-/// Lower-case words of a text: letters, digits and inner hyphens.
+/// Lower-case words of a text: letters, digits, inner hyphens and the
+/// decimal point of a number ("8.3", "90.1" are one word each).
 pub fn words(text: &str) -> Vec<String> {
-    text.to_lowercase()
-        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\''))
-        .map(|w| w.trim_matches(|c| c == '-' || c == '\''))
-        .filter(|w| !w.is_empty())
-        .map(|w| w.replace('\'', ""))
-        .collect()
+    let chars: Vec<char> = text.to_lowercase().chars().collect();
+    let decimal_point = |i: usize| {
+        chars[i] == '.'
+            && i.checked_sub(1).is_some_and(|p| chars[p].is_ascii_digit())
+            && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+    };
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut flush = |word: &mut String| {
+        let w = word.trim_matches(|c| c == '-' || c == '\'');
+        if !w.is_empty() {
+            out.push(w.replace('\'', ""));
+        }
+        word.clear();
+    };
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_alphanumeric() || c == '-' || c == '\'' || decimal_point(i) {
+            word.push(c);
+        } else {
+            flush(&mut word);
+        }
+    }
+    flush(&mut word);
+    out
 }
 
 /// A crude English stem: plural and verb endings off, so "restarts",
@@ -427,6 +446,10 @@ pub(crate) mod tests {
         assert_eq!(
             words("What's VAV-2-14's -x- DAT?"),
             ["whats", "vav-2-14s", "x", "dat"]
+        );
+        assert_eq!(
+            words("ASHRAE 90.1: 8.3 °C. End 55."),
+            ["ashrae", "90.1", "8.3", "c", "end", "55"]
         );
         assert_eq!(stem("restarts"), "restart");
         assert_eq!(stem("gas"), "gas");

@@ -117,7 +117,8 @@ async fn answer(state: &AppState, r: Request, request_id: String) -> ChatRespons
 fn read(snap: &Snapshot, query: &str, trace: &mut Trace) -> Question {
     let t = Instant::now();
     let view = GraphView::new(&snap.topology, &snap.ontology);
-    let q = Question::read(query, &snap.grounder, &snap.cues, view);
+    let mut q = Question::read(query, &snap.grounder, &snap.cues, view);
+    q.equivalents = snap.spelling.equivalents(&q.reading.focus);
     trace.stages_ms.insert("ground".into(), ms(t));
     tracing::info!(
         gconf = q.grounding.gconf,
@@ -160,7 +161,8 @@ async fn engine(
     let Some(re) = snap.spelling.respell(query_text) else {
         return Ok((q, outcome));
     };
-    let q2 = Question::read(&re.text, &snap.grounder, &snap.cues, view);
+    let mut q2 = Question::read(&re.text, &snap.grounder, &snap.cues, view);
+    q2.equivalents = snap.spelling.equivalents(&q2.reading.focus);
     if q2.reading.telemetry {
         return Ok((q, outcome));
     }

@@ -2,6 +2,7 @@
 //! Every later stage reads this value instead of the raw text.
 
 use super::intent::{self, Reading};
+use super::synthesize::{Equivalent, Focus};
 use super::view::GraphView;
 use crate::ground::{EntityKind, Grounder, Grounding};
 use crate::text::{self, Cues, squash};
@@ -31,6 +32,10 @@ pub struct Question {
     /// and the equipment of any point named ("vav-2-14 airflow" is about
     /// VAV-2-14).
     pub about: Vec<String>,
+    /// Other forms of its focus terms (abbreviations, spelled-out words)
+    /// a passage may use; set by the pipeline from the spelling
+    /// ([`super::respell::Spelling::equivalents`]), none until then.
+    pub equivalents: Vec<Equivalent>,
 }
 
 impl Question {
@@ -79,6 +84,15 @@ impl Question {
             classes,
             labels,
             about,
+            equivalents: Vec::new(),
+        }
+    }
+
+    /// Its focus terms with their other forms, as passages are measured.
+    pub fn focus(&self) -> Focus<'_> {
+        Focus {
+            terms: &self.reading.focus,
+            equivalents: &self.equivalents,
         }
     }
 

@@ -243,6 +243,7 @@ mod tests {
             classes: Vec::new(),
             labels: Vec::new(),
             about: Vec::new(),
+            equivalents: Vec::new(),
         };
         let ok = DocumentMeasures {
             retrieved: 3,

@@ -10,6 +10,7 @@
 //! the graph query engine passes on the question as asked and composes the
 //! respelled one; the trace says what was read.
 
+use super::synthesize::{Equivalent, term_matches};
 use crate::ground::Grounder;
 use crate::store::{GraphStore, SolutionExt, StoreResult, select};
 use crate::text::{Cue, Cues};
@@ -33,6 +34,10 @@ pub struct Spelling {
     /// The grounder's words alone: names of the models and the ontology,
     /// not English cue words.
     domain: HashSet<String>,
+    /// Every abbreviation (`dq:Alias` and `dq:Shorthand`) with the words it
+    /// stands for, both stemmed, sharing no word ("box" / "vav box" is a
+    /// qualification, not another form).
+    forms: Vec<(Vec<String>, Vec<String>)>,
 }
 
 /// A question as respelled, with what changed.
@@ -64,7 +69,60 @@ impl Spelling {
             .iter()
             .map(|r| (r.string("short").to_lowercase(), r.string("words")))
             .collect();
-        Ok(Self::new(spelled, grounder.words(), cues))
+        let mut spelling = Self::new(spelled, grounder.words(), cues);
+        let rows = select(
+            store,
+            format!(
+                "{PREFIXES}SELECT ?short ?words WHERE {{ ?s dq:spelledOut ?words ; \
+                 dq:shortText|dq:aliasText ?short }} ORDER BY ?short ?words"
+            ),
+        )
+        .await?;
+        spelling.set_forms(rows.iter().map(|r| (r.string("short"), r.string("words"))));
+        tracing::info!(
+            forms = spelling.forms.len(),
+            "abbreviations and their words"
+        );
+        Ok(spelling)
+    }
+
+    /// Sets the abbreviations and the words they stand for; a pair that
+    /// shares a word ("box" / "vav box") qualifies rather than abbreviates
+    /// and is left out.
+    pub fn set_forms(&mut self, pairs: impl IntoIterator<Item = (String, String)>) {
+        self.forms = pairs
+            .into_iter()
+            .map(|(short, long)| (stems(&short), stems(&long)))
+            .filter(|(a, b)| !a.is_empty() && !b.is_empty() && !a.iter().any(|w| b.contains(w)))
+            .collect();
+    }
+
+    /// The other forms of a question's focus terms: for each abbreviation
+    /// whose words (or whose spelled-out words) are all focus terms, the
+    /// other form, standing for those terms ("SAT" in the question: a
+    /// passage saying "supply air temperature" holds it; "supply air
+    /// temperature" in the question: "SAT" holds all three).
+    pub fn equivalents(&self, focus: &[String]) -> Vec<Equivalent> {
+        let mut out: Vec<Equivalent> = Vec::new();
+        for (short, long) in &self.forms {
+            for (asked, other) in [(short, long), (long, short)] {
+                // "temp" in the question is "temperature" of the form.
+                let terms: Option<Vec<String>> = asked
+                    .iter()
+                    .map(|w| focus.iter().find(|t| term_matches(t, w)).cloned())
+                    .collect();
+                if let Some(terms) = terms {
+                    let e = Equivalent {
+                        terms,
+                        form: other.clone(),
+                    };
+                    if !out.contains(&e) {
+                        out.push(e);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Builds the spelling from its parts.
@@ -92,6 +150,7 @@ impl Spelling {
             spelled,
             known,
             domain,
+            forms: Vec::new(),
         }
     }
 
@@ -227,6 +286,15 @@ impl Spelling {
         out.push_str(&text[last..]);
         Some(Respelled { text: out, changes })
     }
+}
+
+/// The words of a form, stemmed as focus terms are ("SAT-SP" is one word
+/// and "satsp" when its hyphen goes).
+fn stems(text: &str) -> Vec<String> {
+    crate::text::words(text)
+        .iter()
+        .map(|w| crate::text::stem(w))
+        .collect()
 }
 
 /// Whether `words` holds `word` or, for a plural, its singular.
@@ -365,5 +433,32 @@ mod tests {
             s.respell("carbon dioxides")
                 .is_none_or(|r| !r.text.contains("co2"))
         );
+    }
+
+    #[test]
+    fn focus_terms_meet_their_other_form_both_ways() {
+        let mut s = spelling();
+        s.set_forms([
+            ("SAT".into(), "supply air temperature".into()),
+            ("box".into(), "vav box".into()),
+        ]);
+        assert_eq!(s.forms.len(), 1, "a qualification is not another form");
+        let focus = |ws: &[&str]| ws.iter().map(|w| crate::text::stem(w)).collect::<Vec<_>>();
+        assert_eq!(
+            s.equivalents(&focus(&["sat", "warm-up"])),
+            [Equivalent {
+                terms: vec!["sat".into()],
+                form: stems("supply air temperature"),
+            }]
+        );
+        // "temp" asks the form's "temperature".
+        assert_eq!(
+            s.equivalents(&focus(&["supply", "air", "temp", "reset"])),
+            [Equivalent {
+                terms: focus(&["supply", "air", "temp"]),
+                form: vec!["sat".into()],
+            }]
+        );
+        assert!(s.equivalents(&focus(&["supply", "fan"])).is_empty());
     }
 }

@@ -49,8 +49,11 @@ pub struct Fused {
 /// Reciprocal rank fusion of the dense and the lexical ranking: a chunk at
 /// rank r (from 1) of a ranking scores weight / (k + r), dense weight 1 and
 /// lexical `cfg.lexical_weight`; the sum is divided by what first in both
-/// would score. A chunk only the lexical side found gets its cosine from
-/// its stored vector.
+/// would score. Equal scores share a rank (the same passage in an HTML and
+/// a PDF edition scores alike on BM25, and the engines return tied hits in
+/// no fixed order), so the fusion never depends on the engine's tie order.
+/// A chunk only the lexical side found gets its cosine from its stored
+/// vector.
 pub fn fuse(
     cfg: &AnswerConfig,
     query: &[f32],
@@ -62,18 +65,20 @@ pub fn fuse(
     let best = (1.0 + w) / (k + 1.0);
     let mut out: Vec<Fused> = Vec::with_capacity(dense.len() + lexical.len());
     let mut at: HashMap<uuid::Uuid, usize> = HashMap::new();
-    for (r, hit) in dense.into_iter().enumerate() {
+    let dense_ranks = tied_ranks(&dense.iter().map(|h| h.score).collect::<Vec<_>>());
+    for (hit, r) in dense.into_iter().zip(dense_ranks) {
         at.insert(hit.id, out.len());
         out.push(Fused {
             hit,
             bm25: None,
-            fused: 1.0 / (k + r as f32 + 1.0),
+            fused: 1.0 / (k + r as f32),
             named_document: false,
         });
     }
     if w > 0.0 {
-        for (r, l) in lexical.into_iter().enumerate() {
-            let part = w / (k + r as f32 + 1.0);
+        let lexical_ranks = tied_ranks(&lexical.iter().map(|h| h.bm25).collect::<Vec<_>>());
+        for (l, r) in lexical.into_iter().zip(lexical_ranks) {
+            let part = w / (k + r as f32);
             match at.get(&l.id) {
                 Some(&i) => {
                     out[i].bm25 = Some(l.bm25);
@@ -99,6 +104,23 @@ pub fn fuse(
         f.fused /= best;
     }
     out
+}
+
+/// Competition ranks (1, 2, 2, 4 …) of scores in the engine's order, best
+/// first; scores equal at 1e-5 share the rank of the first of them, so two
+/// engines (or two runs of one) that order tied hits differently rank them
+/// alike.
+fn tied_ranks(scores: &[f32]) -> Vec<usize> {
+    let q = |x: f32| (f64::from(x) * 1e5).round() as i64;
+    let mut ranks = Vec::with_capacity(scores.len());
+    for (i, s) in scores.iter().enumerate() {
+        let r = match i.checked_sub(1) {
+            Some(p) if q(scores[p]) == q(*s) => ranks[p],
+            _ => i + 1,
+        };
+        ranks.push(r);
+    }
+    ranks
 }
 
 /// The outcome of the retrieval step.
@@ -641,5 +663,32 @@ mod tests {
         assert_eq!(dense_only.len(), 2);
         assert!((dense_only[0].fused - 1.0).abs() < 1e-6);
         assert!(dense_only.iter().all(|f| f.bm25.is_none()));
+    }
+
+    #[test]
+    fn tied_hits_share_a_rank_whatever_order_the_engine_returns() {
+        let cfg = AnswerConfig::default();
+        let ids: Vec<uuid::Uuid> = (0..3).map(|_| uuid::Uuid::new_v4()).collect();
+        let query = [1.0, 0.0];
+        let run = |order: [usize; 3]| {
+            let lexical: Vec<LexicalHit> = order
+                .iter()
+                .map(|&i| lexical_hit(ids[i], if i == 2 { 5.0 } else { 8.0 }, vec![1.0, 0.0]))
+                .collect();
+            let mut fused = fuse(&cfg, &query, vec![], lexical);
+            fused.sort_by_key(|f| f.hit.id);
+            fused.iter().map(|f| f.fused).collect::<Vec<_>>()
+        };
+        let a = run([0, 1, 2]);
+        let b = run([1, 0, 2]);
+        assert_eq!(a, b);
+        let by_id = |v: &[f32], id: uuid::Uuid| {
+            let mut sorted = ids.clone();
+            sorted.sort();
+            v[sorted.iter().position(|x| *x == id).unwrap()]
+        };
+        assert_eq!(by_id(&a, ids[0]), by_id(&a, ids[1]));
+        assert!(by_id(&a, ids[2]) < by_id(&a, ids[0]));
+        assert_eq!(tied_ranks(&[3.0, 3.0, 2.0, 1.0, 1.0]), vec![1, 1, 3, 4, 4]);
     }
 }

@@ -36,8 +36,39 @@ pub(crate) fn term_matches(term: &str, word: &str) -> bool {
     (term.len() >= 3 && w.starts_with(term)) || (w.len() >= 4 && term.starts_with(&w))
 }
 
-/// Focus terms a text holds.
-pub fn matched_terms(focus: &[String], text: &str) -> Vec<String> {
+/// Two ways of writing the same terms: an abbreviation and the words it
+/// stands for (`dq:spelledOut` of a `dq:Alias` or `dq:Shorthand`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Equivalent {
+    /// The question's focus terms the other form stands for.
+    pub terms: Vec<String>,
+    /// The other form, stemmed: a text holding every word of it (exactly,
+    /// not by prefix: "SAT" is not "saturation") holds `terms`.
+    pub form: Vec<String>,
+}
+
+/// A question's focus terms and the other forms they may be written in.
+#[derive(Debug, Clone, Copy)]
+pub struct Focus<'a> {
+    /// The content words, stemmed ([`super::intent::focus`]).
+    pub terms: &'a [String],
+    /// Abbreviations and spelled-out forms of some of them.
+    pub equivalents: &'a [Equivalent],
+}
+
+impl<'a> Focus<'a> {
+    /// Focus terms with no other forms.
+    pub fn plain(terms: &'a [String]) -> Self {
+        Self {
+            terms,
+            equivalents: &[],
+        }
+    }
+}
+
+/// Focus terms a text holds, written as asked or in an equivalent form
+/// ("supply air temperature" holds the question's "SAT"), in focus order.
+pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
     let mut ws = words(text);
     // "high-limit" holds "high" and "limit" too.
     let parts: Vec<String> = ws
@@ -47,9 +78,21 @@ pub fn matched_terms(focus: &[String], text: &str) -> Vec<String> {
         .filter(|p| !p.is_empty())
         .collect();
     ws.extend(parts);
-    focus
+    let stems: Vec<String> = ws.iter().map(|w| stem(w)).collect();
+    let by_form: Vec<&String> = focus
+        .equivalents
         .iter()
-        .filter(|t| ws.iter().any(|w| term_matches(t, w)))
+        .filter(|e| {
+            e.form
+                .iter()
+                .all(|f| stems.contains(f) || ws.iter().any(|w| w.replace('-', "") == *f))
+        })
+        .flat_map(|e| e.terms.iter())
+        .collect();
+    focus
+        .terms
+        .iter()
+        .filter(|t| by_form.contains(t) || ws.iter().any(|w| term_matches(t, w)))
         .cloned()
         .collect()
 }
@@ -59,7 +102,7 @@ pub fn matched_terms(focus: &[String], text: &str) -> Vec<String> {
 /// mentions, plus its text's weight. Returns at most `max` sentences, the
 /// later ones only when they add focus terms.
 pub fn pick(
-    focus: &[String],
+    focus: Focus<'_>,
     labels: &[String],
     texts: &[(usize, &str, f32)],
     max: usize,
@@ -151,8 +194,8 @@ fn refers_back(sentence: &str) -> bool {
 /// they stand under (`headings`: a passage is its sentences with their
 /// heading); for a question with no focus terms, the fraction of its names
 /// (labels) they mention (0 when it has neither).
-pub fn coverage(focus: &[String], labels: &[String], picked: &[Picked], headings: &[&str]) -> f32 {
-    if focus.is_empty() {
+pub fn coverage(focus: Focus<'_>, labels: &[String], picked: &[Picked], headings: &[&str]) -> f32 {
+    if focus.terms.is_empty() {
         // Nothing but names: the passage must name what the question
         // names; a question with neither measures nothing and passes
         // nothing.
@@ -181,10 +224,11 @@ pub fn coverage(focus: &[String], labels: &[String], picked: &[Picked], headings
         .flat_map(|h| matched_terms(focus, h))
         .collect();
     let held = focus
+        .terms
         .iter()
         .filter(|t| picked.iter().any(|p| p.matched.contains(t)) || in_headings.contains(t))
         .count();
-    held as f32 / focus.len() as f32
+    held as f32 / focus.terms.len() as f32
 }
 
 #[cfg(test)]
@@ -210,13 +254,23 @@ mod tests {
     fn pick_prefers_sentences_with_more_focus_terms() {
         let text = "VAV-2-14 is a reheat box. Its heating maximum is 175 cfm. Its cooling maximum is 350 cfm.";
         let f = focus(&["heating", "max", "cfm"]);
-        let p = pick(&f, &[], &[(0, text, 0.0)], 2);
+        let p = pick(Focus::plain(&f), &[], &[(0, text, 0.0)], 2);
         let best = p.iter().max_by(|a, b| a.score.total_cmp(&b.score)).unwrap();
         assert_eq!(best.text, "Its heating maximum is 175 cfm.");
-        assert!((coverage(&f, &[], &p, &[]) - 1.0).abs() < 1e-6);
-        let none = pick(&focus(&["tonnage", "chiller"]), &[], &[(0, text, 0.0)], 2);
+        assert!((coverage(Focus::plain(&f), &[], &p, &[]) - 1.0).abs() < 1e-6);
+        let none = pick(
+            Focus::plain(&focus(&["tonnage", "chiller"])),
+            &[],
+            &[(0, text, 0.0)],
+            2,
+        );
         assert_eq!(
-            coverage(&focus(&["tonnage", "chiller"]), &[], &none, &[]),
+            coverage(
+                Focus::plain(&focus(&["tonnage", "chiller"])),
+                &[],
+                &none,
+                &[]
+            ),
             0.0
         );
     }
@@ -226,7 +280,7 @@ mod tests {
         let text =
             "VAV-2-14 serves office A-214. Its heating maximum is 175 cfm. Other boxes differ.";
         let p = pick(
-            &focus(&["heating", "max", "cfm"]),
+            Focus::plain(&focus(&["heating", "max", "cfm"])),
             &[],
             &[(0, text, 0.0)],
             2,
@@ -246,15 +300,66 @@ mod tests {
     #[test]
     fn no_content_words_measure_the_names_not_nothing() {
         let text = "VAV-2-14 is a reheat box. Its heating maximum is 175 cfm.";
-        let p = pick(&[], &["VAV-2-14".into()], &[(0, text, 0.0)], 2);
-        assert!((coverage(&[], &["VAV-2-14".into()], &p, &[]) - 1.0).abs() < 1e-6);
-        assert_eq!(coverage(&[], &["VAV-3-07".into()], &p, &[]), 0.0);
+        let p = pick(
+            Focus::plain(&[]),
+            &["VAV-2-14".into()],
+            &[(0, text, 0.0)],
+            2,
+        );
+        assert!((coverage(Focus::plain(&[]), &["VAV-2-14".into()], &p, &[]) - 1.0).abs() < 1e-6);
+        assert_eq!(
+            coverage(Focus::plain(&[]), &["VAV-3-07".into()], &p, &[]),
+            0.0
+        );
         // A heading counts: the passage stands under it.
         let f = focus(&["reheat", "heating", "max"]);
-        let p = pick(&f, &[], &[(0, "The heating maximum is 175 cfm.", 0.0)], 2);
-        assert!((coverage(&f, &[], &p, &[]) - 2.0 / 3.0).abs() < 1e-6);
-        assert!((coverage(&f, &[], &p, &["4. Reheat boxes"]) - 1.0).abs() < 1e-6);
+        let p = pick(
+            Focus::plain(&f),
+            &[],
+            &[(0, "The heating maximum is 175 cfm.", 0.0)],
+            2,
+        );
+        assert!((coverage(Focus::plain(&f), &[], &p, &[]) - 2.0 / 3.0).abs() < 1e-6);
+        assert!((coverage(Focus::plain(&f), &[], &p, &["4. Reheat boxes"]) - 1.0).abs() < 1e-6);
         // Neither content words nor names: nothing is measured, nothing passes.
-        assert_eq!(coverage(&[], &[], &p, &[]), 0.0);
+        assert_eq!(coverage(Focus::plain(&[]), &[], &p, &[]), 0.0);
+    }
+
+    #[test]
+    fn an_abbreviation_and_its_words_hold_each_other() {
+        // The question says SAT; the passage spells it out.
+        let terms = focus(&["sat", "warm-up"]);
+        let eq = [Equivalent {
+            terms: vec!["sat".into()],
+            form: focus(&["supply", "air", "temperature"]),
+        }];
+        let f = Focus {
+            terms: &terms,
+            equivalents: &eq,
+        };
+        assert_eq!(
+            matched_terms(
+                f,
+                "During warm-up the supply air temperature setpoint is 90 F."
+            ),
+            ["sat", "warm-up"]
+        );
+        assert_eq!(
+            matched_terms(f, "During warm-up the air temperature is 90 F."),
+            ["warm-up"]
+        );
+        // The question spells it out; the passage abbreviates.
+        let terms = focus(&["supply", "air", "temperature", "reset"]);
+        let eq = [Equivalent {
+            terms: focus(&["supply", "air", "temperature"]),
+            form: vec!["sat".into()],
+        }];
+        let f = Focus {
+            terms: &terms,
+            equivalents: &eq,
+        };
+        assert_eq!(matched_terms(f, "SAT reset runs in cooling."), terms);
+        // Exactly, not by prefix: saturation is not SAT.
+        assert_eq!(matched_terms(f, "Saturation reset."), ["reset"]);
     }
 }

@@ -169,6 +169,9 @@ pub(crate) struct Lexicon {
     pub products: Vec<Product>,
     pub aliases: Vec<Alias>,
     pub classes: Vec<ClassEntry>,
+    /// Label (phrase key) → equipment, point or location class, deprecated
+    /// ones included: what [`super::Grounder::classes_named`] links to.
+    pub link_phrases: HashMap<String, String>,
     /// Phrase key (see [`text::key`]) → readings, best first.
     pub phrases: HashMap<String, Vec<Sense>>,
     /// Longest phrase, in tokens.
@@ -405,7 +408,22 @@ impl Lexicon {
                 continue;
             };
             let iri = aliases_of.get(c).map_or(c, String::as_str);
-            if ontology.class(iri).is_none_or(|i| i.deprecated) || !seen.insert(c.to_owned()) {
+            let Some(info) = ontology.class(iri) else {
+                continue;
+            };
+            // Equipment, points and locations are what a passage can be
+            // about; Brick 1.4 deprecates its location classes (zones,
+            // rooms) that real models still use, so they link too.
+            let linkable = ontology.is_a(iri, &vocab::brick("Equipment"))
+                || ontology.is_a(iri, &vocab::brick("Point"))
+                || ontology.is_a(iri, &vocab::brick("Location"));
+            if linkable {
+                let k = key(label);
+                if !info.deprecated || !self.link_phrases.contains_key(&k) {
+                    self.link_phrases.insert(k, iri.to_owned());
+                }
+            }
+            if info.deprecated || !seen.insert(c.to_owned()) {
                 continue;
             }
             let role = role_of(ontology, Some(iri));

@@ -314,6 +314,40 @@ impl Grounder {
         g
     }
 
+    /// Brick equipment, point and location classes whose label (or its
+    /// plural) is a phrase of `text`, longest phrase first, in text order,
+    /// whatever other reading the phrase has: "zone" is a Haystack
+    /// qualifier to [`Self::ground`] and `brick:Zone` here. What a passage
+    /// about a kind of thing rather than a named one links to; `None`
+    /// unless class names occur twice or one is a phrase of several words
+    /// (a lone "floor" does not make a lunch menu a building document).
+    pub fn classes_named(&self, text: &str) -> Option<Vec<String>> {
+        let lex = &self.lexicon;
+        let tokens = text::tokenize(text);
+        let norms: Vec<&str> = tokens.iter().map(|t| t.norm.as_str()).collect();
+        let class_of = |phrase: &str| lex.link_phrases.get(phrase);
+        let mut found: Vec<String> = Vec::new();
+        let mut occurrences = 0;
+        let mut phrase_of_words = false;
+        let mut i = 0;
+        while i < norms.len() {
+            let mut step = 1;
+            for len in (1..=lex.max_len.min(norms.len() - i)).rev() {
+                let phrase = text::join(norms[i..i + len].iter().copied());
+                let singular = phrase.strip_suffix('s').filter(|p| p.len() > 3);
+                if let Some(c) = class_of(&phrase).or_else(|| singular.and_then(&class_of)) {
+                    push_unique(&mut found, c.clone());
+                    occurrences += 1;
+                    phrase_of_words |= len > 1;
+                    step = len;
+                    break;
+                }
+            }
+            i += step;
+        }
+        (occurrences >= 2 || phrase_of_words).then_some(found)
+    }
+
     /// Every word of the lexicon's phrases (labels, names, aliases,
     /// markers), in the grounder's lower-case token form.
     pub fn words(&self) -> std::collections::HashSet<String> {

@@ -485,15 +485,29 @@ impl Ingestor {
         let t = Instant::now();
         let mut linked = Vec::with_capacity(chunks.len());
         for c in chunks {
-            let grounding = grounder.ground(&format!("{}\n{}", c.section_title, c.text));
-            let graph_ids = grounding.links();
+            let text = format!("{}\n{}", c.section_title, c.text);
+            let grounding = grounder.ground(&text);
+            let mut graph_ids = grounding.links();
+            if graph_ids.is_empty() {
+                // A passage about a kind of thing ("the zone group",
+                // "the damper") names no node or point type the grounder
+                // reads, but the Brick classes it is about.
+                if let Some(classes) = grounder.classes_named(&text) {
+                    tracing::debug!(
+                        chunk = c.chunk_index,
+                        classes = classes.len(),
+                        "chunk linked by the Brick classes it names"
+                    );
+                    graph_ids = classes;
+                }
+            }
             if graph_ids.is_empty() {
                 errors.push(IndexError {
                     file: source_ref.clone(),
                     chunk: Some(c.chunk_index),
                     reason: format!(
-                        "chunk {} (page {}, section {:?}) names no graph node, Yorkland product or \
-                         Brick class; not indexed",
+                        "chunk {} (page {}, section {:?}) names no graph node, Yorkland product \
+                         or Brick class it is about; not indexed",
                         c.chunk_index, c.page_label, c.section_title
                     ),
                 });

@@ -175,6 +175,35 @@ async fn off_topic_text_grounds_nothing() {
 }
 
 #[tokio::test]
+async fn a_passage_about_kinds_of_things_names_their_brick_classes() {
+    let state = common::campus_state().await;
+    let g = state.grounder();
+    // The G36 warm-up mode paragraph names no node and no point type, but
+    // zones and the window switch it is about.
+    let warm_up = "Warm-up mode shall start based on the zone with the longest calculated \
+                   warm-up time. Zones where the window switch indicates that a window is open \
+                   shall be ignored.";
+    assert!(g.ground(warm_up).links().is_empty());
+    let classes = g
+        .classes_named(warm_up)
+        .unwrap_or_else(|| panic!("no classes in {warm_up:?}"));
+    assert!(classes.iter().any(|c| c.ends_with("#Zone")), "{classes:?}");
+    // Off-topic text, and a lone class word, link nothing; a room named
+    // twice is what the text is about.
+    assert!(
+        g.classes_named("The cafeteria on the first floor serves soup.")
+            .is_some_and(|c| c.iter().any(|c| c.ends_with("#Cafeteria")))
+    );
+    for text in [
+        "How many vacation days do employees get?",
+        "Vacation requests go to the HR office by Friday.",
+        "Lunch menu. The cafeteria serves soup on Tuesdays and pasta on Fridays.",
+    ] {
+        assert_eq!(g.classes_named(text), None, "{text}");
+    }
+}
+
+#[tokio::test]
 async fn unknown_equipment_label_is_unresolved() {
     let g = ground("What feeds VAV-9-99?").await;
     assert!(g.unresolved.contains(&"VAV-9-99".to_owned()), "{g:?}");

@@ -20,7 +20,7 @@ pub fn picks(cfg: &AnswerConfig, q: &Question, hits: &[Scored], selected: usize)
         .enumerate()
         .map(|(i, s)| (i, s.hit.payload.node_content.as_str(), s.reranked))
         .collect();
-    let focus = &q.reading.focus;
+    let focus = q.focus();
     let mut picked = synthesize::pick(focus, &q.labels, &texts, 2);
     let heading = |i: usize| own_heading(&hits[i].hit.payload.section_title);
     // Quote a second chunk only when the best one alone does not hold
@@ -107,7 +107,7 @@ pub async fn answer(
             .iter()
             .map(|h| h.hit.score)
             .fold(f32::MIN, f32::max),
-        coverage: synthesize::coverage(&q.reading.focus, &q.labels, &picked, &headings),
+        coverage: synthesize::coverage(q.focus(), &q.labels, &picked, &headings),
         confidence,
     };
     if let Some(reason) = refusal::of_documents(cfg, q, &measures) {

@@ -38,8 +38,8 @@ pub async fn answer(
     sel: Selection<'_>,
     decisions: &mut Vec<String>,
 ) -> Result<Draft, Fault> {
-    let picked = synthesize::pick(&q.reading.focus, &q.labels, &[(0, sel.text, 0.0)], 2);
-    let coverage = synthesize::coverage(&q.reading.focus, &q.labels, &picked, &[]);
+    let picked = synthesize::pick(q.focus(), &q.labels, &[(0, sel.text, 0.0)], 2);
+    let coverage = synthesize::coverage(q.focus(), &q.labels, &picked, &[]);
     let matched = picked.iter().any(|p| !p.matched.is_empty());
     if let Some(reason) = refusal::of_selection(cfg, q, coverage, matched) {
         return Ok(Draft::Abstain(reason));
