@@ -114,11 +114,18 @@ async fn answer(state: &AppState, r: Request, request_id: String) -> ChatRespons
 }
 
 /// Step 2: the question, read once.
+/// A question read with the snapshot's grounder and cues, with the other
+/// forms of its focus terms from the spelling.
+fn question(snap: &Snapshot, text: &str, view: GraphView<'_>) -> Question {
+    let mut q = Question::read(text, &snap.grounder, &snap.cues, view);
+    q.equivalents = snap.spelling.equivalents(&q.reading.focus);
+    q
+}
+
 fn read(snap: &Snapshot, query: &str, trace: &mut Trace) -> Question {
     let t = Instant::now();
     let view = GraphView::new(&snap.topology, &snap.ontology);
-    let mut q = Question::read(query, &snap.grounder, &snap.cues, view);
-    q.equivalents = snap.spelling.equivalents(&q.reading.focus);
+    let q = question(snap, query, view);
     trace.stages_ms.insert("ground".into(), ms(t));
     tracing::info!(
         gconf = q.grounding.gconf,
@@ -161,8 +168,7 @@ async fn engine(
     let Some(re) = snap.spelling.respell(query_text) else {
         return Ok((q, outcome));
     };
-    let mut q2 = Question::read(&re.text, &snap.grounder, &snap.cues, view);
-    q2.equivalents = snap.spelling.equivalents(&q2.reading.focus);
+    let q2 = question(snap, &re.text, view);
     if q2.reading.telemetry {
         return Ok((q, outcome));
     }

@@ -57,27 +57,24 @@ impl Spelling {
         grounder: &Grounder,
         cues: &Cues,
     ) -> StoreResult<Self> {
+        // One read for both: the shorthand a question is respelled with,
+        // and every abbreviation (shorthand and alias) with its words.
         let rows = select(
             store,
             format!(
-                "{PREFIXES}SELECT ?short ?words WHERE {{ ?s a dq:Shorthand ; \
-                 dq:shortText ?short ; dq:spelledOut ?words }} ORDER BY ?short"
+                "{PREFIXES}SELECT ?kind ?short ?words WHERE {{ ?s dq:spelledOut ?words . \
+                 {{ ?s a dq:Shorthand ; dq:shortText ?short . BIND(\"shorthand\" AS ?kind) }} \
+                 UNION {{ ?s a dq:Alias ; dq:aliasText ?short . BIND(\"alias\" AS ?kind) }} \
+                 }} ORDER BY ?short ?words"
             ),
         )
         .await?;
         let spelled = rows
             .iter()
+            .filter(|r| r.str("kind") == Some("shorthand"))
             .map(|r| (r.string("short").to_lowercase(), r.string("words")))
             .collect();
         let mut spelling = Self::new(spelled, grounder.words(), cues);
-        let rows = select(
-            store,
-            format!(
-                "{PREFIXES}SELECT ?short ?words WHERE {{ ?s dq:spelledOut ?words ; \
-                 dq:shortText|dq:aliasText ?short }} ORDER BY ?short ?words"
-            ),
-        )
-        .await?;
         spelling.set_forms(rows.iter().map(|r| (r.string("short"), r.string("words"))));
         tracing::info!(
             forms = spelling.forms.len(),
@@ -288,8 +285,8 @@ impl Spelling {
     }
 }
 
-/// The words of a form, stemmed as focus terms are ("SAT-SP" is one word
-/// and "satsp" when its hyphen goes).
+/// The words of a form, stemmed as focus terms are ("SAT-SP" is one
+/// word).
 fn stems(text: &str) -> Vec<String> {
     crate::text::words(text)
         .iter()

@@ -111,7 +111,7 @@ pub fn fuse(
 /// engines (or two runs of one) that order tied hits differently rank them
 /// alike.
 fn tied_ranks(scores: &[f32]) -> Vec<usize> {
-    let q = |x: f32| (f64::from(x) * 1e5).round() as i64;
+    let q = quantized;
     let mut ranks = Vec::with_capacity(scores.len());
     for (i, s) in scores.iter().enumerate() {
         let r = match i.checked_sub(1) {
@@ -251,13 +251,19 @@ pub fn rerank(
 /// passage in an HTML and a PDF edition) go to the newer document, then by
 /// path and position, so the order never depends on the engine's.
 fn rank_order(a: &Scored, b: &Scored) -> std::cmp::Ordering {
-    let q = |x: f32| (f64::from(x) * 1e5).round() as i64;
+    let q = quantized;
     q(b.reranked)
         .cmp(&q(a.reranked))
         .then_with(|| q(b.hit.score).cmp(&q(a.hit.score)))
         .then_with(|| b.hit.payload.updated_at.cmp(&a.hit.payload.updated_at))
         .then_with(|| a.hit.payload.source_ref.cmp(&b.hit.payload.source_ref))
         .then_with(|| a.hit.payload.chunk_index.cmp(&b.hit.payload.chunk_index))
+}
+
+/// A score at the 1e-5 at which two scores count as equal (two engines
+/// can differ in the last bits of the same cosine or BM25 score).
+fn quantized(x: f32) -> i64 {
+    (f64::from(x) * 1e5).round() as i64
 }
 
 /// The two searches with one filter (or none).

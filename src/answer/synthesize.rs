@@ -21,19 +21,21 @@ pub struct Picked {
 /// Whether a sentence word matches a focus term: same stem, or one is a
 /// prefix of the other ("temp"/"temperature", "max"/"maximum").
 pub(crate) fn term_matches(term: &str, word: &str) -> bool {
+    if same_word(term, word) {
+        return true;
+    }
     let w = stem(word);
-    let dehyphen = word.replace('-', "");
-    if dehyphen == term {
-        return true;
-    }
-    if w == term || word == term {
-        return true;
-    }
     let numeric = w.chars().all(|c| c.is_ascii_digit());
     if numeric {
         return term.starts_with(&w) && term.len() <= w.len() + 1 && w.len() >= 2;
     }
     (term.len() >= 3 && w.starts_with(term)) || (w.len() >= 4 && term.starts_with(&w))
+}
+
+/// Whether a text word is a term exactly: the same stem, the same word, or
+/// the same once its hyphens go ("co-2" / "co2"); no prefixes.
+fn same_word(term: &str, word: &str) -> bool {
+    word == term || stem(word) == term || word.replace('-', "") == term
 }
 
 /// Two ways of writing the same terms: an abbreviation and the words it
@@ -78,15 +80,10 @@ pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
         .filter(|p| !p.is_empty())
         .collect();
     ws.extend(parts);
-    let stems: Vec<String> = ws.iter().map(|w| stem(w)).collect();
     let by_form: Vec<&String> = focus
         .equivalents
         .iter()
-        .filter(|e| {
-            e.form
-                .iter()
-                .all(|f| stems.contains(f) || ws.iter().any(|w| w.replace('-', "") == *f))
-        })
+        .filter(|e| e.form.iter().all(|f| ws.iter().any(|w| same_word(f, w))))
         .flat_map(|e| e.terms.iter())
         .collect();
     focus

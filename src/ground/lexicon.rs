@@ -414,10 +414,8 @@ impl Lexicon {
             // Equipment, points and locations are what a passage can be
             // about; Brick 1.4 deprecates its location classes (zones,
             // rooms) that real models still use, so they link too.
-            let linkable = ontology.is_a(iri, &vocab::brick("Equipment"))
-                || ontology.is_a(iri, &vocab::brick("Point"))
-                || ontology.is_a(iri, &vocab::brick("Location"));
-            if linkable {
+            let role = role_of(ontology, Some(iri));
+            if role != Role::Other || ontology.is_a(iri, &vocab::brick("Location")) {
                 let k = key(label);
                 if !info.deprecated || !self.link_phrases.contains_key(&k) {
                     self.link_phrases.insert(k, iri.to_owned());
@@ -426,7 +424,6 @@ impl Lexicon {
             if info.deprecated || !seen.insert(c.to_owned()) {
                 continue;
             }
-            let role = role_of(ontology, Some(iri));
             let kind = match role {
                 Role::Equipment => self.kind_for(ontology, iri, &[]),
                 _ => None,

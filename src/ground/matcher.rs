@@ -78,37 +78,19 @@ fn acceptable(lex: &Lexicon, tokens: &[Token], h: &Hit) -> bool {
 
 /// The longest acceptable reading starting at token `i`.
 fn longest_at(lex: &Lexicon, tokens: &[Token], i: usize) -> Option<Hit> {
-    let longest = lex.max_len.min(tokens.len() - i);
-    for len in (1..=longest).rev() {
-        let end = i + len;
-        if tokens[i + 1..end].iter().any(|t| t.gap == Gap::Other) {
+    for (end, k, plural) in text::phrases_at(tokens, i, lex.max_len) {
+        let Some(senses) = lex.phrases.get(&k) else {
             continue;
-        }
-        let k = text::join(tokens[i..end].iter().map(|t| t.norm.as_str()));
-        let mut candidates = vec![(k, false)];
-        if let Some(stem) = text::singular(&tokens[end - 1].norm) {
-            let prefix = text::join(tokens[i..end - 1].iter().map(|t| t.norm.as_str()));
-            let singular = if prefix.is_empty() {
-                stem.to_owned()
-            } else {
-                format!("{prefix} {stem}")
+        };
+        for &sense in senses {
+            let hit = Hit {
+                start: i,
+                end,
+                sense,
+                plural,
             };
-            candidates.push((singular, true));
-        }
-        for (k, plural) in candidates {
-            let Some(senses) = lex.phrases.get(&k) else {
-                continue;
-            };
-            for &sense in senses {
-                let hit = Hit {
-                    start: i,
-                    end,
-                    sense,
-                    plural,
-                };
-                if acceptable(lex, tokens, &hit) {
-                    return Some(hit);
-                }
+            if acceptable(lex, tokens, &hit) {
+                return Some(hit);
             }
         }
     }

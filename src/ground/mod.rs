@@ -315,7 +315,8 @@ impl Grounder {
     }
 
     /// Brick equipment, point and location classes whose label (or its
-    /// plural) is a phrase of `text`, longest phrase first, in text order,
+    /// plural) is a phrase of `text` (read as [`Self::ground`] reads
+    /// phrases), longest phrase first, in text order,
     /// whatever other reading the phrase has: "zone" is a Haystack
     /// qualifier to [`Self::ground`] and `brick:Zone` here. What a passage
     /// about a kind of thing rather than a named one links to; `None`
@@ -324,26 +325,22 @@ impl Grounder {
     pub fn classes_named(&self, text: &str) -> Option<Vec<String>> {
         let lex = &self.lexicon;
         let tokens = text::tokenize(text);
-        let norms: Vec<&str> = tokens.iter().map(|t| t.norm.as_str()).collect();
-        let class_of = |phrase: &str| lex.link_phrases.get(phrase);
         let mut found: Vec<String> = Vec::new();
         let mut occurrences = 0;
         let mut phrase_of_words = false;
         let mut i = 0;
-        while i < norms.len() {
-            let mut step = 1;
-            for len in (1..=lex.max_len.min(norms.len() - i)).rev() {
-                let phrase = text::join(norms[i..i + len].iter().copied());
-                let singular = phrase.strip_suffix('s').filter(|p| p.len() > 3);
-                if let Some(c) = class_of(&phrase).or_else(|| singular.and_then(&class_of)) {
+        while i < tokens.len() {
+            let class = text::phrases_at(&tokens, i, lex.max_len)
+                .find_map(|(end, k, _)| lex.link_phrases.get(&k).map(|c| (end, c)));
+            match class {
+                Some((end, c)) => {
                     push_unique(&mut found, c.clone());
                     occurrences += 1;
-                    phrase_of_words |= len > 1;
-                    step = len;
-                    break;
+                    phrase_of_words |= end - i > 1;
+                    i = end;
                 }
+                None => i += 1,
             }
-            i += step;
         }
         (occurrences >= 2 || phrase_of_words).then_some(found)
     }

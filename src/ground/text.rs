@@ -157,6 +157,34 @@ pub(crate) fn camel_words(name: &str) -> Option<String> {
     }
 }
 
+/// The phrases that may start at token `i`, longest first, none running
+/// across punctuation: each as (end token, phrase key, plural), the key
+/// as written and then, when its last word looks plural, with that word
+/// singular ("air handlers" → "air handler", plural).
+pub(crate) fn phrases_at(
+    tokens: &[Token],
+    i: usize,
+    max_len: usize,
+) -> impl Iterator<Item = (usize, String, bool)> + '_ {
+    let longest = max_len.min(tokens.len().saturating_sub(i));
+    (1..=longest)
+        .rev()
+        .map(move |len| i + len)
+        .filter(move |&end| !tokens[i + 1..end].iter().any(|t| t.gap == Gap::Other))
+        .flat_map(move |end| {
+            let k = join(tokens[i..end].iter().map(|t| t.norm.as_str()));
+            let singular = singular(&tokens[end - 1].norm).map(|stem| {
+                let prefix = join(tokens[i..end - 1].iter().map(|t| t.norm.as_str()));
+                if prefix.is_empty() {
+                    stem.to_owned()
+                } else {
+                    format!("{prefix} {stem}")
+                }
+            });
+            std::iter::once((end, k, false)).chain(singular.map(|s| (end, s, true)))
+        })
+}
+
 /// The singular of an English plural as engineers write equipment names
 /// ("vavs", "chillers", "boxes"); `None` when the word does not look plural.
 pub(crate) fn singular(word: &str) -> Option<&str> {
