@@ -238,6 +238,10 @@ pub enum Cue {
     Relation,
     /// Words with no content of their own.
     FunctionWord,
+    /// English stop words a passage need not hold (beyond the function
+    /// words the graph reader skips): contractions, pronouns, discourse
+    /// adverbs.
+    StopWord,
     /// What lacks something ("without", "no").
     Absent,
     /// One hop only ("directly").

@@ -134,12 +134,14 @@ fn bare_term(cues: &Cues, w: &[String], g: &Grounding) -> bool {
         && (kinds == 1 || (kinds == 0 && !g.raw_tags.is_empty()))
 }
 
-/// The content words of a question: its words without function words and
-/// without the names the grounder matched, stemmed, no duplicates.
+/// The content words of a question: its words without function words,
+/// stop words and the names the grounder matched, stemmed, no duplicates.
 pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
     let named: Vec<String> = g.entities.iter().flat_map(|e| words(&e.matched)).collect();
     w.iter()
-        .filter(|x| !cues.is(Cue::FunctionWord, x) && !named.contains(x))
+        .filter(|x| {
+            !cues.is(Cue::FunctionWord, x) && !cues.is(Cue::StopWord, x) && !named.contains(x)
+        })
         .map(|x| stem(x))
         .fold(Vec::new(), |mut acc, x| {
             if !acc.contains(&x) {
@@ -382,6 +384,16 @@ mod tests {
             false,
         );
         assert_eq!(f.focus, ["warranty", "expire"]);
+        // Contractions, pronouns and discourse adverbs are not terms a
+        // passage must hold; the nouns and verbs of the question are.
+        let f = read_q(
+            &c,
+            "why isn't the damper closing while someone is still in the room, even though it's unoccupied?",
+            &g(vec![]),
+            false,
+            false,
+        );
+        assert_eq!(f.focus, ["damper", "clos", "room", "though", "unoccupi"]);
     }
 
     fn point(class: &str, span: crate::ground::Span) -> crate::ground::PointType {

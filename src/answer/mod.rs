@@ -242,6 +242,23 @@ pub struct TracedChunk {
     pub used: bool,
 }
 
+/// The measures a document answer is held to (seed rules: relevance,
+/// coverage, confidence floors), with the question's terms the quoted
+/// passages hold and those they do not.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Answerability {
+    /// The best chunk's similarity to the question.
+    pub best: f32,
+    /// Share of the question's focus terms the passages hold.
+    pub coverage: f32,
+    /// 1 − mean cosine distance of what the answer uses.
+    pub confidence: f32,
+    /// Focus terms the quoted passages (and their headings) hold.
+    pub held: Vec<String>,
+    /// Focus terms they do not.
+    pub missing: Vec<String>,
+}
+
 /// The retrieval decision.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct RetrievalTrace {
@@ -329,6 +346,9 @@ pub struct Trace {
     pub conflicts: Vec<String>,
     /// Degradations (grounding failed, no vector index …).
     pub warnings: Vec<String>,
+    /// What a document answer was measured on, when one was drafted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answerability: Option<Answerability>,
     /// Milliseconds per stage (`ground`, `graph`, `embed`, `search`, `rerank`,
     /// `synthesize`, `check`).
     pub stages_ms: BTreeMap<String, f64>,

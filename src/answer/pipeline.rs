@@ -368,8 +368,12 @@ async fn draft(
             selected: *selected,
             vector: vector.as_deref(),
             about: &q.about,
+            grounder: &snap.grounder,
+            view,
         };
-        documents::answer(docs.as_deref(), cfg, &q, found).await?
+        let (draft, measured) = documents::answer(docs.as_deref(), cfg, &q, found).await?;
+        trace.answerability = Some(measured);
+        draft
     };
     trace.stages_ms.insert("synthesize".into(), ms(t));
     let d = match (d, &trace.graph.read_as) {

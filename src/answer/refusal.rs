@@ -31,6 +31,9 @@ pub enum Reason {
         /// The share needed.
         floor: f32,
     },
+    /// Every passage found is about other equipment than the kinds the
+    /// question names (their words, as asked).
+    OtherEquipment(Vec<String>),
     /// 1 − mean cosine distance of the chunks used is below the floor.
     LowConfidence {
         /// The confidence.
@@ -72,6 +75,7 @@ impl Reason {
             Self::UnknownNames(_)
             | Self::LiveValue
             | Self::LowCoverage { .. }
+            | Self::OtherEquipment(_)
             | Self::LowConfidence { .. }
             | Self::SelectionUnlinked
             | Self::SelectionUntraced
@@ -104,6 +108,10 @@ impl Reason {
                 coverage * 100.0,
                 terms.join(", "),
                 floor * 100.0
+            ),
+            Self::OtherEquipment(asked) => format!(
+                "The passages found are about other equipment; none of them is about the {} the question asks about.",
+                asked.join(", ")
             ),
             Self::LowConfidence { confidence, floor } => format!(
                 "Confidence {confidence:.2} (1 - mean cosine distance of the chunks used) is below {floor:.2}."
@@ -141,6 +149,9 @@ impl Reason {
             }
             Self::BelowRelevance { .. } | Self::LowConfidence { .. } => {
                 "Rephrase the question with the equipment or document it is about."
+            }
+            Self::OtherEquipment(_) => {
+                "Ingest the sequence or manual for that equipment, or name the unit (its tag) in the question."
             }
             Self::LowCoverage { .. } => {
                 "Check the equipment's submittals or the BAS directly; DaemonIQ has no source for this."

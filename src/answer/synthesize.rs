@@ -34,7 +34,7 @@ pub(crate) fn term_matches(term: &str, word: &str) -> bool {
 
 /// Whether a text word is a term exactly: the same stem, the same word, or
 /// the same once its hyphens go ("co-2" / "co2"); no prefixes.
-fn same_word(term: &str, word: &str) -> bool {
+pub(crate) fn same_word(term: &str, word: &str) -> bool {
     word == term || stem(word) == term || word.replace('-', "") == term
 }
 
@@ -216,16 +216,22 @@ pub fn coverage(focus: Focus<'_>, labels: &[String], picked: &[Picked], headings
             .count();
         return held as f32 / named.len() as f32;
     }
+    held(focus, picked, headings).len() as f32 / focus.terms.len() as f32
+}
+
+/// The focus terms the picked sentences or their headings hold, in focus
+/// order.
+pub fn held(focus: Focus<'_>, picked: &[Picked], headings: &[&str]) -> Vec<String> {
     let in_headings: Vec<String> = headings
         .iter()
         .flat_map(|h| matched_terms(focus, h))
         .collect();
-    let held = focus
+    focus
         .terms
         .iter()
         .filter(|t| picked.iter().any(|p| p.matched.contains(t)) || in_headings.contains(t))
-        .count();
-    held as f32 / focus.terms.len() as f32
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]

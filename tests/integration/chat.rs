@@ -249,6 +249,23 @@ async fn document_questions_quote_the_document() {
 }
 
 #[tokio::test]
+async fn the_boilers_are_answered_from_their_passage_not_the_chillers() {
+    // The plant manual says nearly the same sentence of the chillers and
+    // of the boilers; asked of the boilers, the chiller one is no answer.
+    let v = chat("how often do the boilers swap lead and lag?").await;
+    assert_answer(&v, &[], &["B-1 and B-2 swap", "15th"], &[]);
+    let answer = v["answer"]["answer"].as_str().unwrap();
+    assert!(!answer.contains("CH-1 and CH-2 swap"), "{answer}");
+    // The trace shows what the answer was measured on.
+    let measured = &v["trace"]["answerability"];
+    assert!(measured["coverage"].as_f64().unwrap() >= 0.6, "{measured}");
+    assert_eq!(measured["held"], json!(["boiler", "swap", "lead", "lag"]));
+    // A question about the chillers is still answered from theirs.
+    let v = chat("how often do the chillers swap lead and lag?").await;
+    assert_answer(&v, &[], &["first day of each month"], &[]);
+}
+
+#[tokio::test]
 async fn out_of_scope_and_missing_equipment_abstain() {
     let v = chat("How many vacation days do employees get?").await;
     assert_eq!(v["status"], "refused");

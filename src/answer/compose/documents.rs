@@ -7,17 +7,30 @@ use crate::answer::question::Question;
 use crate::answer::refusal::{self, DocumentMeasures};
 use crate::answer::retrieve::Scored;
 use crate::answer::synthesize::{self, Picked};
-use crate::answer::{Answer, EvidenceItem};
+use crate::answer::view::GraphView;
+use crate::answer::{Answer, Answerability, EvidenceItem};
 use crate::config::AnswerConfig;
 use crate::embed::EmbedError;
+use crate::ground::{Grounder, PayloadFields};
 use crate::ingest::DocService;
+use crate::text::{stem, words};
+use crate::vector::ChunkPayload;
+use crate::vocab;
 
 /// The sentences a document answer would quote from the `selected` top
-/// chunks of `hits`.
-pub fn picks(cfg: &AnswerConfig, q: &Question, hits: &[Scored], selected: usize) -> Vec<Picked> {
+/// chunks of `hits`, leaving out the chunks in `off` (about other
+/// equipment than the question asks about).
+pub fn picks(
+    cfg: &AnswerConfig,
+    q: &Question,
+    hits: &[Scored],
+    selected: usize,
+    off: &[usize],
+) -> Vec<Picked> {
     let texts: Vec<(usize, &str, f32)> = hits[..selected]
         .iter()
         .enumerate()
+        .filter(|(i, _)| !off.contains(i))
         .map(|(i, s)| (i, s.hit.payload.node_content.as_str(), s.reranked))
         .collect();
     let focus = q.focus();
@@ -36,6 +49,89 @@ pub fn picks(cfg: &AnswerConfig, q: &Question, hits: &[Scored], selected: usize)
         }
     }
     picked
+}
+
+/// The equipment kinds a question asks about: the Brick classes and
+/// Haystack kinds the grounder typed, and the question's own words for
+/// them ("boilers", "reheat terminal").
+pub struct Kinds<'a> {
+    fields: PayloadFields,
+    words: Vec<Vec<String>>,
+    grounder: &'a Grounder,
+    view: GraphView<'a>,
+}
+
+impl<'a> Kinds<'a> {
+    /// The kinds `q` names.
+    pub fn asked(q: &Question, grounder: &'a Grounder, view: GraphView<'a>) -> Self {
+        let words = q
+            .grounding
+            .equipment_types
+            .iter()
+            .filter_map(|t| q.text.get(t.span.start..t.span.end))
+            .map(|said| words(said).iter().map(|w| stem(w)).collect::<Vec<_>>())
+            .filter(|w: &Vec<String>| !w.is_empty())
+            .collect();
+        Self {
+            fields: q.grounding.payload_fields(),
+            words,
+            grounder,
+            view,
+        }
+    }
+
+    /// Whether a chunk is about other equipment: the question names
+    /// equipment kinds; the chunk's text or heading path names kinds too,
+    /// none of them the question's, a subclass or a superclass of one, nor
+    /// the same Haystack kind; and neither its text nor its heading path
+    /// says the question's words for them (or their abbreviations). A
+    /// passage about the chillers does not answer a question about the
+    /// boilers, however many other words they share.
+    pub fn other_than(&self, q: &Question, p: &ChunkPayload) -> bool {
+        if self.words.is_empty() {
+            return false;
+        }
+        let heading = self.grounder.ground(&p.section_title).payload_fields();
+        let equip: Vec<&String> = p.equip.iter().chain(&heading.equip).collect();
+        let classes: Vec<&String> = p.brick_equip.iter().chain(&heading.brick_equip).collect();
+        if equip.is_empty() && classes.is_empty() {
+            return false;
+        }
+        if equip.iter().any(|k| self.fields.equip.contains(k)) {
+            return false;
+        }
+        let related = |a: &str, b: &str| {
+            let (a, b) = (vocab::brick(a), vocab::brick(b));
+            self.view.onto.is_a(&a, &b) || self.view.onto.is_a(&b, &a)
+        };
+        if classes.iter().any(|c| {
+            self.fields
+                .brick_equip
+                .iter()
+                .any(|asked| related(c, asked))
+        }) {
+            return false;
+        }
+        let text = words(&format!("{} {}", p.section_title, p.node_content));
+        !self.words.iter().any(|kind| {
+            says(&text, kind, synthesize::term_matches)
+                || q.equivalents
+                    .iter()
+                    .filter(|e| {
+                        e.terms.len() == kind.len() && kind.iter().all(|k| e.terms.contains(k))
+                    })
+                    .any(|e| says(&text, &e.form, synthesize::same_word))
+        })
+    }
+}
+
+/// Whether `text` (its words) says `phrase` (stemmed terms) as one phrase,
+/// its words side by side: "heat pump", not "heating … pump".
+fn says(text: &[String], phrase: &[String], matches: fn(&str, &str) -> bool) -> bool {
+    !phrase.is_empty()
+        && text
+            .windows(phrase.len())
+            .any(|w| w.iter().zip(phrase).all(|(word, term)| matches(term, word)))
 }
 
 /// The heading a chunk's text stands under: the last of its heading path
@@ -58,17 +154,40 @@ pub struct Found<'a> {
     /// What the evidence is about first: the question's named instances
     /// and products and the equipment of named points.
     pub about: &'a [String],
+    /// Grounds the chunks' heading paths (what a passage is about).
+    pub grounder: &'a Grounder,
+    /// The class hierarchy.
+    pub view: GraphView<'a>,
 }
 
-/// Drafts the document answer, or the reason to abstain.
+/// Drafts the document answer, or the reason to abstain, with what it was
+/// measured on.
 pub async fn answer(
     docs: Option<&DocService>,
     cfg: &AnswerConfig,
     q: &Question,
     found: Found<'_>,
-) -> Result<Draft, EmbedError> {
+) -> Result<(Draft, Answerability), EmbedError> {
     let top = &found.hits[..found.selected];
-    let picked = picks(cfg, q, found.hits, found.selected);
+    let kinds = Kinds::asked(q, found.grounder, found.view);
+    let off: Vec<usize> = (0..top.len())
+        .filter(|i| kinds.other_than(q, &top[*i].hit.payload))
+        .collect();
+    if !off.is_empty() {
+        tracing::info!(
+            chunks = off.len(),
+            selected = top.len(),
+            "chunks about other equipment than the question's left out"
+        );
+    }
+    if !top.is_empty() && off.len() == top.len() {
+        let asked = kinds.words.iter().map(|w| w.join(" ")).collect();
+        return Ok((
+            Draft::Abstain(refusal::Reason::OtherEquipment(asked)),
+            Answerability::default(),
+        ));
+    }
+    let picked = picks(cfg, q, found.hits, found.selected, &off);
     let sims = match (docs, found.vector) {
         (Some(docs), Some(v)) if !found.hits.is_empty() => {
             let texts = picked.iter().map(|p| p.text.clone()).collect();
@@ -110,11 +229,25 @@ pub async fn answer(
         coverage: synthesize::coverage(q.focus(), &q.labels, &picked, &headings),
         confidence,
     };
+    let held = synthesize::held(q.focus(), &picked, &headings);
+    let measured = Answerability {
+        best: measures.best.max(0.0),
+        coverage: measures.coverage,
+        confidence: measures.confidence,
+        missing: q
+            .focus()
+            .terms
+            .iter()
+            .filter(|t| !held.contains(t))
+            .cloned()
+            .collect(),
+        held,
+    };
     if let Some(reason) = refusal::of_documents(cfg, q, &measures) {
-        return Ok(Draft::Abstain(reason));
+        return Ok((Draft::Abstain(reason), measured));
     }
     let Some(first_used) = used.first().map(|i| &top[*i]) else {
-        return Ok(Draft::Abstain(refusal::Reason::NothingRetrieved));
+        return Ok((Draft::Abstain(refusal::Reason::NothingRetrieved), measured));
     };
     let evidence: Vec<EvidenceItem> = picked
         .iter()
@@ -125,7 +258,7 @@ pub async fn answer(
         .map(|p| format!("{} (from {})", p.text, where_in(&top[p.source])))
         .collect::<Vec<_>>()
         .join(" ");
-    Ok(Draft::Answer(
+    let draft = Draft::Answer(
         Answer {
             answer,
             evidence,
@@ -141,5 +274,6 @@ pub async fn answer(
             ),
         },
         used,
-    ))
+    );
+    Ok((draft, measured))
 }
