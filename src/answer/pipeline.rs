@@ -372,7 +372,7 @@ async fn draft(
             view,
         };
         let (draft, measured) = documents::answer(docs.as_deref(), cfg, &q, found).await?;
-        trace.answerability = Some(measured);
+        trace.answerability = measured;
         draft
     };
     trace.stages_ms.insert("synthesize".into(), ms(t));

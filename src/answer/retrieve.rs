@@ -184,8 +184,9 @@ pub fn decide_filter(
     })
 }
 
-fn overlaps(a: &[String], b: &[String]) -> bool {
-    a.iter().any(|x| b.contains(x))
+/// Whether `a` and `b` share an item.
+pub(crate) fn overlaps<A: AsRef<str>>(a: &[A], b: &[String]) -> bool {
+    a.iter().any(|x| b.iter().any(|y| y == x.as_ref()))
 }
 
 /// Applies the configured boosts to the fused scores and sorts best first.

@@ -192,6 +192,22 @@ fn refers_back(sentence: &str) -> bool {
 /// heading); for a question with no focus terms, the fraction of its names
 /// (labels) they mention (0 when it has neither).
 pub fn coverage(focus: Focus<'_>, labels: &[String], picked: &[Picked], headings: &[&str]) -> f32 {
+    held(focus, labels, picked, headings).coverage
+}
+
+/// What the picked sentences or their headings hold of the question: its
+/// focus terms, in focus order, and the share of the question that is.
+pub struct Held {
+    /// The focus terms held.
+    pub terms: Vec<String>,
+    /// Share of the focus terms held; with no focus terms, share of the
+    /// names the question names.
+    pub coverage: f32,
+}
+
+/// Measures what the picked sentences or their headings hold of the
+/// question (see [`coverage`]).
+pub fn held(focus: Focus<'_>, labels: &[String], picked: &[Picked], headings: &[&str]) -> Held {
     if focus.terms.is_empty() {
         // Nothing but names: the passage must name what the question
         // names; a question with neither measures nothing and passes
@@ -201,37 +217,40 @@ pub fn coverage(focus: Focus<'_>, labels: &[String], picked: &[Picked], headings
             .map(|l| squash(l))
             .filter(|l| l.len() > 2)
             .collect();
-        if named.is_empty() {
-            return 0.0;
-        }
-        let held = named
-            .iter()
-            .filter(|l| {
-                picked
-                    .iter()
-                    .map(|p| p.text.as_str())
-                    .chain(headings.iter().copied())
-                    .any(|t| squash(t).contains(l.as_str()))
-            })
-            .count();
-        return held as f32 / named.len() as f32;
+        let coverage = if named.is_empty() {
+            0.0
+        } else {
+            let held = named
+                .iter()
+                .filter(|l| {
+                    picked
+                        .iter()
+                        .map(|p| p.text.as_str())
+                        .chain(headings.iter().copied())
+                        .any(|t| squash(t).contains(l.as_str()))
+                })
+                .count();
+            held as f32 / named.len() as f32
+        };
+        return Held {
+            terms: Vec::new(),
+            coverage,
+        };
     }
-    held(focus, picked, headings).len() as f32 / focus.terms.len() as f32
-}
-
-/// The focus terms the picked sentences or their headings hold, in focus
-/// order.
-pub fn held(focus: Focus<'_>, picked: &[Picked], headings: &[&str]) -> Vec<String> {
     let in_headings: Vec<String> = headings
         .iter()
         .flat_map(|h| matched_terms(focus, h))
         .collect();
-    focus
+    let terms: Vec<String> = focus
         .terms
         .iter()
         .filter(|t| picked.iter().any(|p| p.matched.contains(t)) || in_headings.contains(t))
         .cloned()
-        .collect()
+        .collect();
+    Held {
+        coverage: terms.len() as f32 / focus.terms.len() as f32,
+        terms,
+    }
 }
 
 #[cfg(test)]

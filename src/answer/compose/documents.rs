@@ -5,7 +5,7 @@
 use super::{Draft, chunk_evidence, newest, where_in};
 use crate::answer::question::Question;
 use crate::answer::refusal::{self, DocumentMeasures};
-use crate::answer::retrieve::Scored;
+use crate::answer::retrieve::{Scored, overlaps};
 use crate::answer::synthesize::{self, Picked};
 use crate::answer::view::GraphView;
 use crate::answer::{Answer, Answerability, EvidenceItem};
@@ -97,7 +97,7 @@ impl<'a> Kinds<'a> {
         if equip.is_empty() && classes.is_empty() {
             return false;
         }
-        if equip.iter().any(|k| self.fields.equip.contains(k)) {
+        if overlaps(&equip, &self.fields.equip) {
             return false;
         }
         let related = |a: &str, b: &str| {
@@ -161,13 +161,14 @@ pub struct Found<'a> {
 }
 
 /// Drafts the document answer, or the reason to abstain, with what it was
-/// measured on.
+/// measured on (nothing when every passage was about other equipment and
+/// none was measured).
 pub async fn answer(
     docs: Option<&DocService>,
     cfg: &AnswerConfig,
     q: &Question,
     found: Found<'_>,
-) -> Result<(Draft, Answerability), EmbedError> {
+) -> Result<(Draft, Option<Answerability>), EmbedError> {
     let top = &found.hits[..found.selected];
     let kinds = Kinds::asked(q, found.grounder, found.view);
     let off: Vec<usize> = (0..top.len())
@@ -184,7 +185,7 @@ pub async fn answer(
         let asked = kinds.words.iter().map(|w| w.join(" ")).collect();
         return Ok((
             Draft::Abstain(refusal::Reason::OtherEquipment(asked)),
-            Answerability::default(),
+            None,
         ));
     }
     let picked = picks(cfg, q, found.hits, found.selected, &off);
@@ -219,6 +220,7 @@ pub async fn answer(
         })
         .sum::<f32>()
         / used.len().max(1) as f32;
+    let held = synthesize::held(q.focus(), &q.labels, &picked, &headings);
     let measures = DocumentMeasures {
         retrieved: found.hits.len(),
         best: found
@@ -226,10 +228,10 @@ pub async fn answer(
             .iter()
             .map(|h| h.hit.score)
             .fold(f32::MIN, f32::max),
-        coverage: synthesize::coverage(q.focus(), &q.labels, &picked, &headings),
+        coverage: held.coverage,
         confidence,
     };
-    let held = synthesize::held(q.focus(), &picked, &headings);
+    let held = held.terms;
     let measured = Answerability {
         best: measures.best.max(0.0),
         coverage: measures.coverage,
@@ -244,10 +246,10 @@ pub async fn answer(
         held,
     };
     if let Some(reason) = refusal::of_documents(cfg, q, &measures) {
-        return Ok((Draft::Abstain(reason), measured));
+        return Ok((Draft::Abstain(reason), Some(measured)));
     }
     let Some(first_used) = used.first().map(|i| &top[*i]) else {
-        return Ok((Draft::Abstain(refusal::Reason::NothingRetrieved), measured));
+        return Ok((Draft::Abstain(refusal::Reason::NothingRetrieved), Some(measured)));
     };
     let evidence: Vec<EvidenceItem> = picked
         .iter()
@@ -275,5 +277,5 @@ pub async fn answer(
         },
         used,
     );
-    Ok((draft, measured))
+    Ok((draft, Some(measured)))
 }
