@@ -15,11 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/env.sh
 
-bin="${1:-}"
-if [[ -z "$bin" ]]; then
-    cargo build --release --quiet
-    bin="$CARGO_TARGET_DIR/release/daemoniq"
-fi
+bin="$(bench_binary "${1:-}")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 

@@ -17,11 +17,7 @@ if [[ ! -d "$docs/g36" ]]; then
     echo "bench_ingest_g36: $docs/g36 not found (../shared/data beside the project)" >&2
     exit 1
 fi
-bin="${1:-}"
-if [[ -z "$bin" ]]; then
-    cargo build --release --quiet
-    bin="$CARGO_TARGET_DIR/release/daemoniq"
-fi
+bin="$(bench_binary "${1:-}")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
