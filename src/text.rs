@@ -39,6 +39,73 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
+/// A question's words with each date it writes ("june 2025", "feb 25",
+/// "18 jun 2025", "sept '25") made one word the way dated records write it,
+/// ISO 8601: "2025-06", "2025-06-18". A passage word "2025-06-18" then holds
+/// the question's "2025-06" (a prefix). A month counts only beside a year: a
+/// two-digit number right after the month is its year (2000–2049) unless a
+/// four-digit year follows ("may 25 2025"); a month alone stays a word.
+pub fn dated(w: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(w.len());
+    let mut i = 0;
+    while i < w.len() {
+        if let Some((date, used)) = date_at(&w[i..]) {
+            out.push(date);
+            i += used;
+        } else {
+            out.push(w[i].clone());
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The date the words at the start of `w` write, and how many words it
+/// takes: `[day] month [day] year`.
+fn date_at(w: &[String]) -> Option<(String, usize)> {
+    let day = |x: &String| {
+        x.parse::<u32>()
+            .ok()
+            .filter(|d| (1..=31).contains(d) && x.len() <= 2)
+    };
+    let year = |x: &String, short: bool| match x.len() {
+        4 => x.parse::<i32>().ok().filter(|y| (1900..2100).contains(y)),
+        2 if short => x.parse::<i32>().ok().filter(|y| *y < 50).map(|y| 2000 + y),
+        _ => None,
+    };
+    let (lead_day, at) = match w.first().and_then(day) {
+        Some(d) => (Some(d), 1),
+        None => (None, 0),
+    };
+    let m = month(w.get(at)?)?;
+    let rest = &w[at + 1..];
+    let (day, y, used) = match (lead_day, rest) {
+        (Some(d), [y, ..]) => (Some(d), year(y, false)?, at + 2),
+        (None, [d, y, ..]) if day(d).is_some() && year(y, false).is_some() => {
+            (day(d), year(y, false)?, 3)
+        }
+        (None, [y, ..]) => (None, year(y, true)?, 2),
+        _ => return None,
+    };
+    let date = match day {
+        Some(d) => format!("{y:04}-{m:02}-{d:02}"),
+        None => format!("{y:04}-{m:02}"),
+    };
+    Some((date, used))
+}
+
+/// The month (1–12) a word names: its English name or an abbreviation of
+/// three letters or more ("feb", "sept").
+fn month(word: &str) -> Option<u8> {
+    if word.len() < 3 || !word.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    (1..=12u8).find(|m| {
+        chrono::Month::try_from(*m)
+            .is_ok_and(|month| month.name().to_ascii_lowercase().starts_with(word))
+    })
+}
+
 /// A crude English stem: plural and verb endings off, so "restarts",
 /// "restarted" and "restart" meet.
 pub fn stem(word: &str) -> String {
@@ -392,6 +459,30 @@ impl Cues {
 
 #[cfg(test)]
 pub(crate) mod tests {
+
+    #[test]
+    fn dates_become_one_iso_word() {
+        let d = |q: &str| super::dated(&super::words(q));
+        assert_eq!(
+            d("what was wrong w/ vav 2-14 in june 2025"),
+            ["what", "was", "wrong", "w", "vav", "2-14", "in", "2025-06"]
+        );
+        assert_eq!(
+            d("freeze alarm back in feb 25"),
+            ["freeze", "alarm", "back", "in", "2025-02"]
+        );
+        assert_eq!(d("sept '25 reading"), ["2025-09", "reading"]);
+        assert_eq!(d("on 18 jun 2025"), ["on", "2025-06-18"]);
+        assert_eq!(d("may 25 2025 service"), ["2025-05-25", "service"]);
+        // A month alone, a modal verb, or an abbreviation beside a number
+        // that is no year stays as written.
+        assert_eq!(
+            d("the damper may open in march"),
+            ["the", "damper", "may", "open", "in", "march"]
+        );
+        assert_eq!(d("dec 55 and dec 2"), ["dec", "55", "and", "dec", "2"]);
+        assert_eq!(d("novel 2025"), ["novel", "2025"]);
+    }
 
     #[test]
     fn table_rows_are_quoted_with_their_header() {

@@ -7,7 +7,7 @@
 //! which equipment, classes and tags exist always comes from the grounder.
 
 use crate::ground::{EntityKind, Grounding};
-use crate::text::{Cue, Cues, stem, words};
+use crate::text::{Cue, Cues, dated, stem, words};
 use serde::Serialize;
 
 /// One thing a question asks.
@@ -135,10 +135,12 @@ fn bare_term(cues: &Cues, w: &[String], g: &Grounding) -> bool {
 }
 
 /// The content words of a question: its words without function words,
-/// stop words and the names the grounder matched, stemmed, no duplicates.
+/// stop words and the names the grounder matched, stemmed, no duplicates;
+/// a date is one word, as dated records write it ([`dated`]).
 pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
     let named: Vec<String> = g.entities.iter().flat_map(|e| words(&e.matched)).collect();
-    w.iter()
+    dated(w)
+        .iter()
         .filter(|x| {
             !cues.is(Cue::FunctionWord, x) && !cues.is(Cue::StopWord, x) && !named.contains(x)
         })
@@ -384,6 +386,16 @@ mod tests {
             false,
         );
         assert_eq!(f.focus, ["warranty", "expire"]);
+        // A date is one term, as dated records write it.
+        let f = read_q(
+            &c,
+            "what fixed the reheat valve in jan 2026",
+            &g(vec![]),
+            false,
+            false,
+        );
+        assert!(f.focus.contains(&"2026-01".to_owned()), "{:?}", f.focus);
+        assert!(!f.focus.contains(&"jan".to_owned()), "{:?}", f.focus);
         // Contractions, pronouns and discourse adverbs are not terms a
         // passage must hold; the nouns and verbs of the question are.
         let f = read_q(

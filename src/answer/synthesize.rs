@@ -270,6 +270,9 @@ mod tests {
         assert!(term_matches("35f", "35"));
         assert!(!term_matches("co", "cold"));
         assert!(!term_matches("warranty", "war"));
+        // A question's date holds the records of that month.
+        assert!(term_matches("2025-06", "2025-06-18"));
+        assert!(!term_matches("2025-06", "2025-07-06"));
     }
 
     #[test]

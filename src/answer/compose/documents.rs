@@ -183,10 +183,7 @@ pub async fn answer(
     }
     if !top.is_empty() && off.len() == top.len() {
         let asked = kinds.words.iter().map(|w| w.join(" ")).collect();
-        return Ok((
-            Draft::Abstain(refusal::Reason::OtherEquipment(asked)),
-            None,
-        ));
+        return Ok((Draft::Abstain(refusal::Reason::OtherEquipment(asked)), None));
     }
     let picked = picks(cfg, q, found.hits, found.selected, &off);
     let sims = match (docs, found.vector) {
@@ -249,7 +246,10 @@ pub async fn answer(
         return Ok((Draft::Abstain(reason), Some(measured)));
     }
     let Some(first_used) = used.first().map(|i| &top[*i]) else {
-        return Ok((Draft::Abstain(refusal::Reason::NothingRetrieved), Some(measured)));
+        return Ok((
+            Draft::Abstain(refusal::Reason::NothingRetrieved),
+            Some(measured),
+        ));
     };
     let evidence: Vec<EvidenceItem> = picked
         .iter()
