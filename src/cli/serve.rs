@@ -9,6 +9,7 @@ use std::sync::Arc;
 /// Loads the sources, opens the backends and serves the HTTP API until
 /// Ctrl-C or SIGTERM.
 pub async fn serve(cli: &Cli, args: &ServeArgs) -> Result<ExitCode> {
+    exposure(args)?;
     let store = super::open_store(cli).await?;
     let ontology = super::load(cli, store.as_ref()).await?;
     let docs = super::open_docs(cli, Arc::clone(&store)).await?;
@@ -31,6 +32,28 @@ pub async fn serve(cli: &Cli, args: &ServeArgs) -> Result<ExitCode> {
     eprintln!("daemoniq listening on http://{}", listener.local_addr()?);
     daemoniq::serve(listener, state, shutdown_signal()).await?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses to listen beyond loopback without an API key, unless told to
+/// with `--insecure-no-auth` (which is then logged at every start).
+fn exposure(args: &ServeArgs) -> Result<()> {
+    let ip = args.bind.ip();
+    if ip.is_loopback() || args.http.api_key.is_some() {
+        return Ok(());
+    }
+    if args.insecure_no_auth {
+        tracing::warn!(
+            addr = %args.bind,
+            "serving beyond loopback with no API key (--insecure-no-auth): anyone who reaches the port can ingest and delete documents"
+        );
+        return Ok(());
+    }
+    anyhow::bail!(
+        "refusing to listen on {} without --api-key (DAEMONIQ_API_KEY): anyone who reaches a \
+         non-loopback address could ingest and delete documents. Set --api-key (and \
+         --read-only-api-key for readers), bind 127.0.0.1, or pass --insecure-no-auth",
+        args.bind
+    )
 }
 
 async fn shutdown_signal() {

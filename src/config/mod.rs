@@ -11,7 +11,7 @@ mod index;
 
 pub use answer::AnswerConfig;
 pub use backend::BackendConfig;
-pub use http::HttpConfig;
+pub use http::{ApiKey, HttpConfig};
 pub use index::IndexConfig;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -240,6 +240,11 @@ pub struct ServeArgs {
     /// HTTP-level limits and timeouts.
     #[command(flatten)]
     pub http: HttpConfig,
+
+    /// Listen on an address other than loopback without `--api-key`
+    /// (anyone who reaches the port may then ingest and delete documents).
+    #[arg(long, env = "DAEMONIQ_INSECURE_NO_AUTH")]
+    pub insecure_no_auth: bool,
 }
 
 /// `import` options.

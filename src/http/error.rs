@@ -48,6 +48,12 @@ pub enum ErrorCode {
     NotAcceptable,
     /// The request body is too large.
     PayloadTooLarge,
+    /// No API key, or one the server does not know.
+    Unauthorized,
+    /// The read-only API key sent to a write route.
+    Forbidden,
+    /// The client sent more requests than `--rate-limit-rps` allows.
+    RateLimitExceeded,
     /// The graph store failed.
     StoreUnavailable,
     /// The vector index cannot be reached or is not configured.
@@ -65,7 +71,11 @@ impl ErrorCode {
             Self::ValidationFailed | Self::MalformedQuery | Self::QueryFailed => {
                 StatusCode::BAD_REQUEST
             }
-            Self::UpdateForbidden | Self::ServiceForbidden => StatusCode::FORBIDDEN,
+            Self::UpdateForbidden | Self::ServiceForbidden | Self::Forbidden => {
+                StatusCode::FORBIDDEN
+            }
+            Self::Unauthorized => StatusCode::UNAUTHORIZED,
+            Self::RateLimitExceeded => StatusCode::TOO_MANY_REQUESTS,
             Self::NotFound => StatusCode::NOT_FOUND,
             Self::AmbiguousNode => StatusCode::CONFLICT,
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,

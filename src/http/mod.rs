@@ -5,6 +5,7 @@ pub mod chat;
 mod documents;
 pub mod error;
 mod ground;
+pub mod guard;
 mod health;
 mod schema;
 mod sparql;
@@ -60,6 +61,10 @@ pub fn router(state: SharedState) -> Router {
         .route("/retrieve", post(chat::retrieve))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard::Guard::new(&state.http)),
+            guard::guard,
+        ))
         .layer(cors)
         .layer(TraceLayer::new_for_http())
         .with_state(state)

@@ -6,7 +6,7 @@
 
 use crate::common;
 use crate::ingest::{docs_state, docs_state_with};
-use daemoniq::config::AnswerConfig;
+use daemoniq::config::{AnswerConfig, HttpConfig};
 use daemoniq::ground::Grounder;
 use daemoniq::ingest::DocOptions;
 use daemoniq::{AppParts, AppState};
@@ -77,6 +77,7 @@ async fn corpus() -> &'static Corpus {
                     audit_log: Some(audit.path().join("audit.jsonl")),
                     ..AnswerConfig::default()
                 },
+                HttpConfig::default(),
             )
             .await;
             ingest(&state, &corpus_files()).await;

@@ -115,3 +115,107 @@ fn missing_assets_name_the_command_to_run() {
     assert!(err.contains("bash scripts/setup.sh"), "{err}");
     assert!(err.contains("/nonexistent/daemoniq-assets"), "{err}");
 }
+
+#[test]
+fn serving_beyond_loopback_without_a_key_refuses_to_start() {
+    let out = daemoniq()
+        .args(["--memory", "serve", "--bind", "0.0.0.0:0"])
+        .env_remove("DAEMONIQ_API_KEY")
+        .env_remove("DAEMONIQ_INSECURE_NO_AUTH")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--api-key"), "{err}");
+    assert!(err.contains("--insecure-no-auth"), "{err}");
+}
+
+/// Reads a child's stderr on a thread, line by line, into a shared buffer.
+fn collect(stderr: std::process::ChildStderr) -> std::sync::Arc<std::sync::Mutex<String>> {
+    use std::io::BufRead;
+    let buf = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let sink = std::sync::Arc::clone(&buf);
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let mut b = sink.lock().unwrap();
+            b.push_str(&line);
+            b.push('\n');
+        }
+    });
+    buf
+}
+
+#[tokio::test]
+async fn keys_stay_out_of_the_logs_and_the_audit_log() {
+    const FULL: &str = "full-key-never-to-be-logged";
+    const READ: &str = "read-key-never-to-be-logged";
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let mut child = daemoniq()
+        .args([
+            "--memory",
+            "--log",
+            "debug",
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+        ])
+        .arg("--audit-log")
+        .arg(&audit)
+        .env("DAEMONIQ_API_KEY", FULL)
+        .env("DAEMONIQ_READ_ONLY_API_KEY", READ)
+        .env("DAEMONIQ_LOG", "debug")
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let log = collect(child.stderr.take().unwrap());
+    let base = {
+        let start = std::time::Instant::now();
+        loop {
+            let text = log.lock().unwrap().clone();
+            if let Some(rest) = text.split("daemoniq listening on ").nth(1) {
+                break rest.lines().next().unwrap().trim().to_owned();
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(120),
+                "the server did not start:\n{text}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    };
+    let c = reqwest::Client::new();
+    let chat = serde_json::json!({"query": "what ahu feeds vav-2-14?"});
+    for key in [FULL, READ, "a-wrong-key-that-is-long-enough"] {
+        let _ = c
+            .post(format!("{base}/chat"))
+            .bearer_auth(key)
+            .json(&chat)
+            .send()
+            .await
+            .unwrap();
+        let _ = c
+            .post(format!("{base}/ingest"))
+            .header("api-key", key)
+            .json(&serde_json::json!({"paths": ["x.md"]}))
+            .send()
+            .await
+            .unwrap();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = log.lock().unwrap().clone();
+    assert!(
+        text.contains("request refused"),
+        "no refusal was logged:\n{text}"
+    );
+    let audit = std::fs::read_to_string(&audit).unwrap_or_default();
+    assert!(audit.lines().count() >= 2, "no audit lines: {audit}");
+    for key in [FULL, READ, "a-wrong-key-that-is-long-enough"] {
+        assert!(!text.contains(key), "a key is in the log");
+        assert!(!audit.contains(key), "a key is in the audit log");
+    }
+}

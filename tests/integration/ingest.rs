@@ -18,14 +18,21 @@ pub async fn docs_state(
     docs_root: &Path,
     tweak: impl FnOnce(&mut IndexConfig),
 ) -> (Arc<AppState>, Arc<DocService>, tempfile::TempDir) {
-    docs_state_with(docs_root, tweak, AnswerConfig::default()).await
+    docs_state_with(
+        docs_root,
+        tweak,
+        AnswerConfig::default(),
+        HttpConfig::default(),
+    )
+    .await
 }
 
-/// [`docs_state`] answering under `answer`.
+/// [`docs_state`] answering under `answer`, serving under `http`.
 pub async fn docs_state_with(
     docs_root: &Path,
     tweak: impl FnOnce(&mut IndexConfig),
     answer: AnswerConfig,
+    http: HttpConfig,
 ) -> (Arc<AppState>, Arc<DocService>, tempfile::TempDir) {
     let (store, ontology) = common::campus_store().await;
     let reports = tempfile::tempdir().unwrap();
@@ -45,14 +52,7 @@ pub async fn docs_state_with(
     .await
     .unwrap();
     let docs = Arc::new(docs);
-    let state = common::state_over(
-        store,
-        ontology,
-        HttpConfig::default(),
-        Some(Arc::clone(&docs)),
-        answer,
-    )
-    .await;
+    let state = common::state_over(store, ontology, http, Some(Arc::clone(&docs)), answer).await;
     (state, docs, reports)
 }
 

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod auth;
 mod chat;
 mod cli;
 mod crash;

@@ -1,0 +1,304 @@
+//! Who may call what, and how often: API keys and per-client rate limits,
+//! one middleware in front of every route.
+//!
+//! Keys (`--api-key`, `--read-only-api-key`): with none configured, every
+//! route is open (loopback use; `serve` refuses other addresses without a
+//! key). With keys, every route but `/health` needs one; the read-only key
+//! opens the read routes only. Keys are compared in constant time
+//! ([`ApiKey::matches`]) and never logged: a client is logged and rate
+//! limited by its key's fingerprint or its address.
+//!
+//! Rate limits (`--rate-limit-rps`, `--rate-limit-burst`): a token bucket
+//! (GCRA, `governor`) per client and route group (`/chat`, `/retrieve`,
+//! `/sparql`, `/ingest`), so a burst of SPARQL does not lock a client out
+//! of `/chat`. Over the limit: 429 `RATE_LIMIT_EXCEEDED` with
+//! `retry_after` and `Retry-After` (seed 003).
+
+use super::error::{ApiError, ErrorCode};
+use crate::config::{ApiKey, HttpConfig};
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Clients kept in the rate limiter before idle ones are dropped.
+const CLIENTS_KEPT: usize = 10_000;
+
+/// What a route lets a caller do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// No key needed (`/health`).
+    Public,
+    /// Either key.
+    Read,
+    /// The full key only.
+    Write,
+}
+
+/// The access a request needs: writes are `POST /ingest` and `DELETE` of a
+/// document; everything else reads.
+pub fn access(method: &Method, path: &str) -> Access {
+    if path == "/health" {
+        Access::Public
+    } else if (method == Method::POST && path == "/ingest")
+        || (method == Method::DELETE && path.starts_with("/api/documents/"))
+    {
+        Access::Write
+    } else {
+        Access::Read
+    }
+}
+
+/// The route group a path's rate limit counts in, if it has one.
+fn limited_group(path: &str) -> Option<&'static str> {
+    ["/chat", "/retrieve", "/sparql", "/ingest"]
+        .into_iter()
+        .find(|g| path == *g)
+}
+
+/// The key a request carries: `Authorization: Bearer KEY` or `api-key: KEY`.
+fn presented(headers: &HeaderMap) -> Option<&str> {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            v.split_once(' ')
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, key)| key.trim())
+        });
+    bearer.or_else(|| {
+        headers
+            .get("api-key")
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    })
+}
+
+/// Which key a request was let in with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Granted {
+    /// No keys are configured.
+    Open,
+    /// The full key.
+    Full,
+    /// The read-only key.
+    ReadOnly,
+}
+
+/// The keys and the rate limiter, built once from the configuration.
+pub struct Guard {
+    key: Option<ApiKey>,
+    read_only_key: Option<ApiKey>,
+    limiter: Option<DefaultKeyedRateLimiter<String>>,
+}
+
+impl Guard {
+    /// The guard `http` configures.
+    pub fn new(http: &HttpConfig) -> Self {
+        let limiter = (http.rate_limit_rps > 0.0).then(|| {
+            let period = Duration::from_secs_f64(1.0 / http.rate_limit_rps);
+            let burst = NonZeroU32::new(http.rate_limit_burst).unwrap_or(NonZeroU32::MIN);
+            let quota = Quota::with_period(period)
+                .unwrap_or_else(|| Quota::per_second(NonZeroU32::MAX))
+                .allow_burst(burst);
+            RateLimiter::keyed(quota)
+        });
+        Self {
+            key: http.api_key.clone(),
+            read_only_key: http.read_only_api_key.clone(),
+            limiter,
+        }
+    }
+
+    /// Checks the request's key against what the route needs.
+    fn admit(&self, needs: Access, headers: &HeaderMap) -> Result<Granted, ApiError> {
+        let Some(key) = &self.key else {
+            return Ok(Granted::Open);
+        };
+        if needs == Access::Public {
+            return Ok(Granted::Open);
+        }
+        let Some(given) = presented(headers) else {
+            return Err(ApiError::new(
+                ErrorCode::Unauthorized,
+                "this server needs an API key: send `Authorization: Bearer KEY` or `api-key: KEY`",
+            ));
+        };
+        // Both keys are compared, whichever matches, so the time taken does
+        // not tell which one a guess was close to.
+        let full = key.matches(given);
+        let read_only = self
+            .read_only_key
+            .as_ref()
+            .is_some_and(|k| k.matches(given));
+        match (full, read_only) {
+            (true, _) => Ok(Granted::Full),
+            (false, true) if needs == Access::Read => Ok(Granted::ReadOnly),
+            (false, true) => Err(ApiError::new(
+                ErrorCode::Forbidden,
+                "the read-only API key cannot ingest or delete documents; use the full key",
+            )),
+            (false, false) => Err(ApiError::new(
+                ErrorCode::Unauthorized,
+                "the API key is not one this server knows",
+            )),
+        }
+    }
+
+    /// Counts a request against its client's bucket for the route group.
+    fn throttle(&self, group: &str, client: &str) -> Result<(), ApiError> {
+        let Some(limiter) = &self.limiter else {
+            return Ok(());
+        };
+        if limiter.len() > CLIENTS_KEPT {
+            limiter.retain_recent();
+        }
+        limiter
+            .check_key(&format!("{group} {client}"))
+            .map_err(|not_until| {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                tracing::info!(group, client, retry_after = secs, "rate limit exceeded");
+                ApiError::new(
+                    ErrorCode::RateLimitExceeded,
+                    format!("too many requests to {group}; retry after {secs} s"),
+                )
+                .retry_after(secs.max(1))
+            })
+    }
+
+    /// The name a client is counted and logged under: its key's
+    /// fingerprint, else its address (never the key itself).
+    fn client(&self, granted: Granted, peer: Option<SocketAddr>) -> String {
+        let key = match granted {
+            Granted::Full => self.key.as_ref(),
+            Granted::ReadOnly => self.read_only_key.as_ref(),
+            Granted::Open => None,
+        };
+        match (key, peer) {
+            (Some(k), _) => format!("key:{}", k.fingerprint()),
+            (None, Some(p)) => format!("ip:{}", p.ip()),
+            (None, None) => "unknown".to_owned(),
+        }
+    }
+}
+
+/// The middleware: admits, throttles, then runs the route.
+pub async fn guard(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+    let path = req.uri().path().to_owned();
+    let needs = access(req.method(), &path);
+    let granted = match guard.admit(needs, req.headers()) {
+        Ok(g) => g,
+        Err(e) => {
+            tracing::info!(path = %path, code = ?e.code, "request refused");
+            let mut response = e.into_response();
+            if response.status() == axum::http::StatusCode::UNAUTHORIZED {
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            return response;
+        }
+    };
+    if let Some(group) = limited_group(&path) {
+        let peer = req
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0);
+        let client = guard.client(granted, peer);
+        if let Err(e) = guard.throttle(group, &client) {
+            return e.into_response();
+        }
+    }
+    next.run(req).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(rps: f64, burst: u32) -> HttpConfig {
+        HttpConfig {
+            api_key: Some("full-key-0123456789".parse().unwrap()),
+            read_only_api_key: Some("read-key-0123456789".parse().unwrap()),
+            rate_limit_rps: rps,
+            rate_limit_burst: burst,
+            ..HttpConfig::default()
+        }
+    }
+
+    fn with(name: &'static str, value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(name, HeaderValue::from_str(value).unwrap());
+        h
+    }
+
+    #[test]
+    fn writes_need_the_full_key_reads_either() {
+        let g = Guard::new(&config(0.0, 1));
+        let full = with("authorization", "Bearer full-key-0123456789");
+        let read = with("api-key", "read-key-0123456789");
+        assert_eq!(g.admit(Access::Write, &full).unwrap(), Granted::Full);
+        assert_eq!(g.admit(Access::Read, &read).unwrap(), Granted::ReadOnly);
+        assert_eq!(
+            g.admit(Access::Write, &read).unwrap_err().code,
+            ErrorCode::Forbidden
+        );
+        assert_eq!(
+            g.admit(Access::Read, &HeaderMap::new()).unwrap_err().code,
+            ErrorCode::Unauthorized
+        );
+        let wrong = with("authorization", "Bearer full-key-012345678");
+        assert_eq!(
+            g.admit(Access::Read, &wrong).unwrap_err().code,
+            ErrorCode::Unauthorized
+        );
+        assert_eq!(
+            g.admit(Access::Public, &HeaderMap::new()).unwrap(),
+            Granted::Open
+        );
+        let open = Guard::new(&HttpConfig::default());
+        assert_eq!(
+            open.admit(Access::Write, &HeaderMap::new()).unwrap(),
+            Granted::Open
+        );
+    }
+
+    #[test]
+    fn routes_are_read_write_or_public() {
+        assert_eq!(access(&Method::GET, "/health"), Access::Public);
+        assert_eq!(access(&Method::POST, "/ingest"), Access::Write);
+        assert_eq!(access(&Method::DELETE, "/api/documents/abc"), Access::Write);
+        assert_eq!(access(&Method::GET, "/api/documents"), Access::Read);
+        assert_eq!(access(&Method::POST, "/sparql"), Access::Read);
+        assert_eq!(access(&Method::POST, "/chat"), Access::Read);
+    }
+
+    #[test]
+    fn a_client_over_its_burst_waits_per_group() {
+        let g = Guard::new(&config(0.5, 2));
+        assert!(g.throttle("/chat", "ip:127.0.0.1").is_ok());
+        assert!(g.throttle("/chat", "ip:127.0.0.1").is_ok());
+        let e = g.throttle("/chat", "ip:127.0.0.1").unwrap_err();
+        assert_eq!(e.code, ErrorCode::RateLimitExceeded);
+        assert!(matches!(e.retry_after, Some(1..=2)), "{:?}", e.retry_after);
+        // Another group, another client: their own buckets.
+        assert!(g.throttle("/sparql", "ip:127.0.0.1").is_ok());
+        assert!(g.throttle("/chat", "ip:127.0.0.2").is_ok());
+    }
+
+    #[test]
+    fn keys_are_never_printed() {
+        let c = config(0.0, 1);
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("full-key"), "{shown}");
+        assert!(!shown.contains("read-key"), "{shown}");
+        assert!("short".parse::<ApiKey>().is_err());
+    }
+}
