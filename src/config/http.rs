@@ -53,6 +53,20 @@ pub struct HttpConfig {
     /// Requests a client may make at once before `--rate-limit-rps` applies.
     #[arg(long, env = "DAEMONIQ_RATE_LIMIT_BURST", default_value_t = HttpConfig::RATE_LIMIT_BURST)]
     pub rate_limit_burst: u32,
+
+    /// SPARQL requests (`/sparql`) evaluated at once; more wait in a queue.
+    #[arg(long, env = "DAEMONIQ_MAX_CONCURRENT_QUERIES", default_value_t = HttpConfig::MAX_CONCURRENT)]
+    pub max_concurrent_queries: usize,
+
+    /// Questions (`/chat`, `/retrieve`: embedding and retrieval) answered at
+    /// once; more wait in a queue.
+    #[arg(long, env = "DAEMONIQ_MAX_CONCURRENT_ANSWERS", default_value_t = HttpConfig::MAX_CONCURRENT)]
+    pub max_concurrent_answers: usize,
+
+    /// Requests that may wait for each of those two; one more is shed at
+    /// once with 503 `OVERLOADED` and `Retry-After`.
+    #[arg(long, env = "DAEMONIQ_MAX_QUEUED", default_value_t = HttpConfig::MAX_QUEUED)]
+    pub max_queued: usize,
 }
 
 /// An API key: never printed (its `Debug` is redacted), compared in
@@ -119,6 +133,11 @@ impl HttpConfig {
     pub const RATE_LIMIT_RPS: f64 = 0.0;
     /// `--rate-limit-burst`.
     pub const RATE_LIMIT_BURST: u32 = 20;
+    /// `--max-concurrent-queries` and `--max-concurrent-answers`: two per
+    /// core of this machine class.
+    pub const MAX_CONCURRENT: usize = 4;
+    /// `--max-queued`.
+    pub const MAX_QUEUED: usize = 32;
 
     /// The query timeout as a duration.
     pub fn query_timeout(&self) -> std::time::Duration {
@@ -137,6 +156,9 @@ impl Default for HttpConfig {
             read_only_api_key: None,
             rate_limit_rps: Self::RATE_LIMIT_RPS,
             rate_limit_burst: Self::RATE_LIMIT_BURST,
+            max_concurrent_queries: Self::MAX_CONCURRENT,
+            max_concurrent_answers: Self::MAX_CONCURRENT,
+            max_queued: Self::MAX_QUEUED,
         }
     }
 }

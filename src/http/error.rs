@@ -54,6 +54,8 @@ pub enum ErrorCode {
     Forbidden,
     /// The client sent more requests than `--rate-limit-rps` allows.
     RateLimitExceeded,
+    /// Too much work in flight and queued: the request was shed at once.
+    Overloaded,
     /// The graph store failed.
     StoreUnavailable,
     /// The vector index cannot be reached or is not configured.
@@ -81,9 +83,10 @@ impl ErrorCode {
             Self::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::QueryTimeout | Self::StoreUnavailable | Self::IndexUnavailable => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            Self::QueryTimeout
+            | Self::StoreUnavailable
+            | Self::IndexUnavailable
+            | Self::Overloaded => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal | Self::EmbeddingFailed => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

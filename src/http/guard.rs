@@ -13,6 +13,11 @@
 //! `/sparql`, `/ingest`), so a burst of SPARQL does not lock a client out
 //! of `/chat`. Over the limit: 429 `RATE_LIMIT_EXCEEDED` with
 //! `retry_after` and `Retry-After` (seed 003).
+//!
+//! Load shedding (`--max-concurrent-queries`, `--max-concurrent-answers`,
+//! `--max-queued`): SPARQL requests and questions each run through a
+//! bounded [`Pool`]; a request that finds its pool's queue full is answered
+//! at once with 503 `OVERLOADED` and `Retry-After`.
 
 use super::error::{ApiError, ErrorCode};
 use crate::config::{ApiKey, HttpConfig};
@@ -25,10 +30,62 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Clients kept in the rate limiter before idle ones are dropped.
 const CLIENTS_KEPT: usize = 10_000;
+/// Seconds a shed request is told to wait.
+const RETRY_SHED_SECS: u64 = 1;
+
+/// A bounded pool of work: `running` at once, at most `queue` more waiting.
+pub struct Pool {
+    name: &'static str,
+    running: Arc<Semaphore>,
+    waiting: AtomicUsize,
+    queue: usize,
+}
+
+impl Pool {
+    /// A pool running `running` requests at once (at least one) with
+    /// `queue` more waiting.
+    pub fn new(name: &'static str, running: usize, queue: usize) -> Self {
+        Self {
+            name,
+            running: Arc::new(Semaphore::new(running.max(1))),
+            waiting: AtomicUsize::new(0),
+            queue,
+        }
+    }
+
+    /// A place to run: at once when one is free, after waiting when the
+    /// queue has room, else `OVERLOADED` without waiting.
+    pub async fn enter(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        if let Ok(permit) = Arc::clone(&self.running).try_acquire_owned() {
+            return Ok(permit);
+        }
+        if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.queue {
+            self.waiting.fetch_sub(1, Ordering::SeqCst);
+            tracing::warn!(
+                pool = self.name,
+                queued = self.queue,
+                "request shed: pool full"
+            );
+            return Err(ApiError::new(
+                ErrorCode::Overloaded,
+                format!(
+                    "the server is busy with other {} requests; retry shortly",
+                    self.name
+                ),
+            )
+            .retry_after(RETRY_SHED_SECS));
+        }
+        let permit = Arc::clone(&self.running).acquire_owned().await;
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        permit.map_err(|e| ApiError::internal(ErrorCode::Internal, e))
+    }
+}
 
 /// What a route lets a caller do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +153,8 @@ pub struct Guard {
     key: Option<ApiKey>,
     read_only_key: Option<ApiKey>,
     limiter: Option<DefaultKeyedRateLimiter<String>>,
+    queries: Pool,
+    answers: Pool,
 }
 
 impl Guard {
@@ -113,6 +172,8 @@ impl Guard {
             key: http.api_key.clone(),
             read_only_key: http.read_only_api_key.clone(),
             limiter,
+            queries: Pool::new("SPARQL", http.max_concurrent_queries, http.max_queued),
+            answers: Pool::new("question", http.max_concurrent_answers, http.max_queued),
         }
     }
 
@@ -216,6 +277,18 @@ pub async fn guard(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
             return e.into_response();
         }
     }
+    let pool = match path.as_str() {
+        "/sparql" => Some(&guard.queries),
+        "/chat" | "/retrieve" => Some(&guard.answers),
+        _ => None,
+    };
+    let _permit = match pool {
+        Some(pool) => match pool.enter().await {
+            Ok(permit) => Some(permit),
+            Err(e) => return e.into_response(),
+        },
+        None => None,
+    };
     next.run(req).await
 }
 
@@ -291,6 +364,22 @@ mod tests {
         // Another group, another client: their own buckets.
         assert!(g.throttle("/sparql", "ip:127.0.0.1").is_ok());
         assert!(g.throttle("/chat", "ip:127.0.0.2").is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_full_pool_sheds_at_once_and_a_freed_one_admits() {
+        let pool = Pool::new("SPARQL", 1, 1);
+        let first = pool.enter().await.unwrap();
+        // The second waits in the queue; the third finds it full.
+        let second = pool.enter();
+        tokio::pin!(second);
+        let waited = tokio::time::timeout(Duration::from_millis(50), &mut second).await;
+        assert!(waited.is_err(), "admitted while the pool was busy");
+        let shed = pool.enter().await.unwrap_err();
+        assert_eq!(shed.code, ErrorCode::Overloaded);
+        assert_eq!(shed.retry_after, Some(RETRY_SHED_SECS));
+        drop(first);
+        assert!(second.await.is_ok());
     }
 
     #[test]

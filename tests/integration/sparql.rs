@@ -277,6 +277,41 @@ async fn expensive_query_is_stopped_within_twice_the_timeout() {
 }
 
 #[tokio::test]
+async fn a_full_query_queue_sheds_at_once_with_retry_after() {
+    let state = common::fresh_campus_state(HttpConfig {
+        query_timeout: 2.0,
+        max_concurrent_queries: 1,
+        max_queued: 0,
+        ..HttpConfig::default()
+    })
+    .await;
+    let server = TestServer::start(state).await;
+    let url = |q: &str| {
+        let q: String = form_urlencoded::byte_serialize(q.as_bytes()).collect();
+        server.url(&format!("/sparql?query={q}"))
+    };
+    // One expensive query holds the only place; nothing may wait.
+    let slow = tokio::spawn(reqwest::get(url(
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f FILTER(STR(?c) != STR(?f)) }",
+    )));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let shed = reqwest::get(url("ASK { ?s ?p ?o }")).await.unwrap();
+    // Answered while the expensive query still runs: shed, not queued.
+    assert!(!slow.is_finished());
+    assert_eq!(shed.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(shed.headers()["retry-after"], "1");
+    let body = error_body(shed).await;
+    assert_eq!(body["code"], "OVERLOADED");
+    assert_eq!(body["retry_after"], 1);
+    let slow = slow.await.unwrap().unwrap();
+    assert_eq!(error_body(slow).await["code"], "QUERY_TIMEOUT");
+    // The place is free again.
+    let ok = reqwest::get(url("ASK { ?s ?p ?o }")).await.unwrap();
+    assert_eq!(ok.status(), StatusCode::OK);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn content_negotiation_for_graphs_and_unacceptable_types() {
     let server = TestServer::start(common::campus_state().await).await;
     let construct = "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
