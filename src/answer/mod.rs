@@ -94,6 +94,11 @@ pub struct ChatRequest {
     /// A UUID the client uses to group requests.
     #[serde(default)]
     pub session_id: Option<String>,
+    /// The request's id as the transport gave it (`x-request-id`), used in
+    /// the envelope, the audit log and the log lines; never read from the
+    /// body. A new UUID when absent.
+    #[serde(skip)]
+    pub request_id: Option<String>,
 }
 
 /// `success`, `refused` or `error`.

@@ -40,11 +40,18 @@ use tracing::Instrument;
 /// Answers a question: the `/chat` pipeline. `Err` is a request outside
 /// the limits; server faults come back in the response (`status: error`).
 pub async fn chat(state: &AppState, req: ChatRequest) -> Result<ChatResponse, RequestError> {
+    let request_id = request_id(&req);
     let r = request::validate(req)?;
-    let request_id = uuid::Uuid::new_v4().to_string();
     // Every decision logged while answering carries the request id.
     let span = tracing::info_span!("chat", request_id = %request_id);
     Ok(answer(state, r, request_id).instrument(span).await)
+}
+
+/// The request's id: the transport's, else a new UUID.
+fn request_id(req: &ChatRequest) -> String {
+    req.request_id
+        .clone()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
 }
 
 async fn answer(state: &AppState, r: Request, request_id: String) -> ChatResponse {
@@ -573,6 +580,7 @@ pub async fn retrieve(
     state: &AppState,
     req: ChatRequest,
 ) -> Result<RetrieveResponse, RetrieveError> {
+    let request_id = request_id(&req);
     let r = request::validate(req)?;
     let started = Instant::now();
     let cfg = state.answer_config();
@@ -616,7 +624,7 @@ pub async fn retrieve(
         facts: step.facts,
         chunks,
         metadata: Metadata {
-            request_id: uuid::Uuid::new_v4().to_string(),
+            request_id,
             processing_time_ms: started.elapsed().as_millis() as u64,
             chunks_retrieved: trace.chunks.len(),
             session_id: r.session_id,

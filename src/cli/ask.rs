@@ -28,6 +28,7 @@ pub async fn ask(cli: &Cli, args: &AskArgs) -> Result<ExitCode> {
         selected_text: args.selected_text.clone(),
         top_k: Some(args.top_k),
         session_id: None,
+        request_id: None,
     };
     let resp = match answer::chat(&state, req).await {
         Ok(r) => r,

@@ -250,6 +250,7 @@ pub fn request(q: &Question, session_id: &str) -> ChatRequest {
         selected_text: q.selected_text.clone(),
         top_k: None,
         session_id: Some(session_id.to_owned()),
+        request_id: None,
     }
 }
 

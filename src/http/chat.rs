@@ -5,12 +5,13 @@
 use super::SharedState;
 use super::error::{ApiError, ApiResult, respond};
 use crate::answer::{self, Answer, ChatRequest, ChatResponse, Metadata, Refusal, Status, Trace};
-use axum::Json;
 use axum::extract::State;
 use axum::extract::rejection::JsonRejection;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 use serde::Serialize;
+use tower_http::request_id::RequestId;
 
 /// The shape of a `/chat` and `/retrieve` body, as a malformed one is told.
 const SHAPE: &str = r#"{"query": "...", "selected_text"?: ..., "top_k"?: ..., "session_id"?: ...}"#;
@@ -55,10 +56,12 @@ pub fn envelope(resp: &ChatResponse) -> (StatusCode, Envelope<'_>) {
 /// the status of its error code, with `Retry-After` when it has one.
 pub(super) async fn chat(
     State(state): State<SharedState>,
+    id: Option<Extension<RequestId>>,
     body: Result<Json<ChatRequest>, JsonRejection>,
 ) -> ApiResult<Response> {
-    let Json(req) =
+    let Json(mut req) =
         body.map_err(|e| ApiError::json_rejection(e, state.http.max_body_bytes, SHAPE))?;
+    req.request_id = super::request_id::of(id);
     let resp = answer::chat(&state, req).await?;
     let (_, envelope) = envelope(&resp);
     Ok(match envelope.error.clone() {
@@ -69,9 +72,11 @@ pub(super) async fn chat(
 
 pub(super) async fn retrieve(
     State(state): State<SharedState>,
+    id: Option<Extension<RequestId>>,
     body: Result<Json<ChatRequest>, JsonRejection>,
 ) -> ApiResult<Json<answer::RetrieveResponse>> {
-    let Json(req) =
+    let Json(mut req) =
         body.map_err(|e| ApiError::json_rejection(e, state.http.max_body_bytes, SHAPE))?;
+    req.request_id = super::request_id::of(id);
     Ok(Json(answer::retrieve(&state, req).await?))
 }

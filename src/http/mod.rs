@@ -7,6 +7,7 @@ pub mod error;
 mod ground;
 pub mod guard;
 mod health;
+pub mod request_id;
 mod schema;
 mod sparql;
 mod topology;
@@ -20,6 +21,7 @@ use axum::routing::{delete, get, post};
 use error::{ApiError, ApiResult};
 use std::sync::Arc;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
 /// Response header set when `--max-rows` cut a SPARQL result.
@@ -66,7 +68,10 @@ pub fn router(state: SharedState) -> Router {
             guard::guard,
         ))
         .layer(cors)
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http().make_span_with(request_id::span))
+        .layer(PropagateRequestIdLayer::new(request_id::HEADER))
+        .layer(SetRequestIdLayer::new(request_id::HEADER, MakeRequestUuid))
+        .layer(axum::middleware::from_fn(request_id::sanitize))
         .with_state(state)
 }
 
@@ -74,7 +79,10 @@ fn cors_layer(origins: &[String]) -> CorsLayer {
     let layer = CorsLayer::new()
         .allow_methods([Method::GET, Method::POST, Method::DELETE, Method::OPTIONS])
         .allow_headers(Any)
-        .expose_headers([HeaderName::from_static(TRUNCATED_HEADER)]);
+        .expose_headers([
+            HeaderName::from_static(TRUNCATED_HEADER),
+            request_id::HEADER,
+        ]);
     if origins.iter().any(|o| o == "*") {
         layer.allow_origin(Any)
     } else {

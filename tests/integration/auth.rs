@@ -126,3 +126,41 @@ async fn a_client_over_its_burst_gets_429_with_retry_after() {
     let (s, _, b) = send(c.get(server.url("/api/topology/node?id=AHU-1"))).await;
     assert_eq!(s, StatusCode::OK, "{b}");
 }
+
+#[tokio::test]
+async fn one_request_id_in_the_header_and_the_envelope() {
+    let server = common::TestServer::start(common::campus_state().await).await;
+    let c = Client::new();
+    let ask = |id: Option<&str>, route: &str| {
+        let req = c
+            .post(server.url(route))
+            .json(&json!({"query": "what ahu feeds vav-2-14?"}));
+        match id {
+            Some(id) => req.header("x-request-id", id),
+            None => req,
+        }
+    };
+    // A plain client id is kept, in the header and in the envelope.
+    let (s, h, b) = send(ask(Some("trace-me-42"), "/chat")).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(h["x-request-id"], "trace-me-42");
+    assert_eq!(b["metadata"]["request_id"], "trace-me-42");
+    let (_, h, b) = send(ask(Some("trace-me-43"), "/retrieve")).await;
+    assert_eq!(h["x-request-id"], "trace-me-43");
+    assert_eq!(b["metadata"]["request_id"], "trace-me-43");
+    // None, or one that is not plain text: a new UUID, the same in both.
+    for id in [None, Some("not a plain id\tat all")] {
+        let (_, h, b) = send(ask(id, "/chat")).await;
+        let header = h["x-request-id"].to_str().unwrap();
+        assert!(uuid::Uuid::parse_str(header).is_ok(), "{header}");
+        assert_eq!(b["metadata"]["request_id"], header);
+    }
+    // Errors carry it too.
+    let (s, h, _) = send(
+        c.get(server.url("/nowhere"))
+            .header("x-request-id", "lost-1"),
+    )
+    .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    assert_eq!(h["x-request-id"], "lost-1");
+}

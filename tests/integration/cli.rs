@@ -189,17 +189,21 @@ async fn keys_stay_out_of_the_logs_and_the_audit_log() {
     };
     let c = reqwest::Client::new();
     let chat = serde_json::json!({"query": "what ahu feeds vav-2-14?"});
-    for key in [FULL, READ, "a-wrong-key-that-is-long-enough"] {
+    for (i, key) in [FULL, READ, "a-wrong-key-that-is-long-enough"]
+        .iter()
+        .enumerate()
+    {
         let _ = c
             .post(format!("{base}/chat"))
             .bearer_auth(key)
+            .header("x-request-id", format!("follow-me-{i}"))
             .json(&chat)
             .send()
             .await
             .unwrap();
         let _ = c
             .post(format!("{base}/ingest"))
-            .header("api-key", key)
+            .header("api-key", *key)
             .json(&serde_json::json!({"paths": ["x.md"]}))
             .send()
             .await
@@ -214,6 +218,13 @@ async fn keys_stay_out_of_the_logs_and_the_audit_log() {
     );
     let audit = std::fs::read_to_string(&audit).unwrap_or_default();
     assert!(audit.lines().count() >= 2, "no audit lines: {audit}");
+    // The request id is in the audit line and the request's log lines.
+    assert!(audit.contains("\"follow-me-0\""), "{audit}");
+    assert!(text.contains("follow-me-0"), "{text}");
+    assert!(
+        text.contains("follow-me-2"),
+        "the refusal's log line has no request id"
+    );
     for key in [FULL, READ, "a-wrong-key-that-is-long-enough"] {
         assert!(!text.contains(key), "a key is in the log");
         assert!(!audit.contains(key), "a key is in the audit log");
