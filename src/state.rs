@@ -188,6 +188,8 @@ pub struct AppState {
     pub http: HttpConfig,
     /// When the server started.
     pub started: Instant,
+    /// What `GET /metrics` reports.
+    pub metrics: Arc<crate::http::metrics::Metrics>,
     snapshot: ArcSwap<Snapshot>,
     docs: Option<Arc<DocService>>,
     answer: Arc<AnswerConfig>,
@@ -210,6 +212,7 @@ impl AppState {
             store: parts.store,
             http: parts.http,
             started: Instant::now(),
+            metrics: Arc::default(),
             snapshot: ArcSwap::from_pointee(parts.snapshot),
             docs: parts.docs,
             answer: Arc::new(parts.answer),

@@ -54,6 +54,11 @@ pub struct HttpConfig {
     #[arg(long, env = "DAEMONIQ_RATE_LIMIT_BURST", default_value_t = HttpConfig::RATE_LIMIT_BURST)]
     pub rate_limit_burst: u32,
 
+    /// Serve `GET /metrics` without an API key even when keys are set (for
+    /// a scraper on a trusted network).
+    #[arg(long, env = "DAEMONIQ_METRICS_PUBLIC")]
+    pub metrics_public: bool,
+
     /// SPARQL requests (`/sparql`) evaluated at once; more wait in a queue.
     #[arg(long, env = "DAEMONIQ_MAX_CONCURRENT_QUERIES", default_value_t = HttpConfig::MAX_CONCURRENT)]
     pub max_concurrent_queries: usize,
@@ -156,6 +161,7 @@ impl Default for HttpConfig {
             read_only_api_key: None,
             rate_limit_rps: Self::RATE_LIMIT_RPS,
             rate_limit_burst: Self::RATE_LIMIT_BURST,
+            metrics_public: false,
             max_concurrent_queries: Self::MAX_CONCURRENT,
             max_concurrent_answers: Self::MAX_CONCURRENT,
             max_queued: Self::MAX_QUEUED,

@@ -63,6 +63,7 @@ pub(super) async fn chat(
         body.map_err(|e| ApiError::json_rejection(e, state.http.max_body_bytes, SHAPE))?;
     req.request_id = super::request_id::of(id);
     let resp = answer::chat(&state, req).await?;
+    state.metrics.answered(&resp);
     let (_, envelope) = envelope(&resp);
     Ok(match envelope.error.clone() {
         Some(error) => respond(&error, Json(envelope)),

@@ -128,6 +128,7 @@ pub(super) async fn ingest(
     }
     let grounder = state.grounder();
     let report = docs.ingest(&grounder, inputs, &opts, &|_| {}).await?;
+    state.metrics.ingested(&report.counts);
     Ok(Json(json!({
         "report": report,
         "errors": report.errors,

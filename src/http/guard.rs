@@ -20,6 +20,7 @@
 //! at once with 503 `OVERLOADED` and `Retry-After`.
 
 use super::error::{ApiError, ErrorCode};
+use super::metrics::Metrics;
 use crate::config::{ApiKey, HttpConfig};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, header};
@@ -99,9 +100,10 @@ pub enum Access {
 }
 
 /// The access a request needs: writes are `POST /ingest` and `DELETE` of a
-/// document; everything else reads.
-pub fn access(method: &Method, path: &str) -> Access {
-    if path == "/health" {
+/// document; everything else reads. `/health` is public, and so is
+/// `/metrics` when `metrics_public`.
+pub fn access(method: &Method, path: &str, metrics_public: bool) -> Access {
+    if path == "/health" || (metrics_public && path == "/metrics") {
         Access::Public
     } else if (method == Method::POST && path == "/ingest")
         || (method == Method::DELETE && path.starts_with("/api/documents/"))
@@ -155,11 +157,13 @@ pub struct Guard {
     limiter: Option<DefaultKeyedRateLimiter<String>>,
     queries: Pool,
     answers: Pool,
+    metrics_public: bool,
+    metrics: Arc<Metrics>,
 }
 
 impl Guard {
-    /// The guard `http` configures.
-    pub fn new(http: &HttpConfig) -> Self {
+    /// The guard `http` configures, counting its refusals in `metrics`.
+    pub fn new(http: &HttpConfig, metrics: Arc<Metrics>) -> Self {
         let limiter = (http.rate_limit_rps > 0.0).then(|| {
             let period = Duration::from_secs_f64(1.0 / http.rate_limit_rps);
             let burst = NonZeroU32::new(http.rate_limit_burst).unwrap_or(NonZeroU32::MIN);
@@ -174,6 +178,8 @@ impl Guard {
             limiter,
             queries: Pool::new("SPARQL", http.max_concurrent_queries, http.max_queued),
             answers: Pool::new("question", http.max_concurrent_answers, http.max_queued),
+            metrics_public: http.metrics_public,
+            metrics,
         }
     }
 
@@ -253,7 +259,7 @@ impl Guard {
 /// The middleware: admits, throttles, then runs the route.
 pub async fn guard(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
     let path = req.uri().path().to_owned();
-    let needs = access(req.method(), &path);
+    let needs = access(req.method(), &path, guard.metrics_public);
     let granted = match guard.admit(needs, req.headers()) {
         Ok(g) => g,
         Err(e) => {
@@ -274,6 +280,7 @@ pub async fn guard(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
             .map(|c| c.0);
         let client = guard.client(granted, peer);
         if let Err(e) = guard.throttle(group, &client) {
+            guard.metrics.rate_limited(group);
             return e.into_response();
         }
     }
@@ -285,7 +292,10 @@ pub async fn guard(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
     let _permit = match pool {
         Some(pool) => match pool.enter().await {
             Ok(permit) => Some(permit),
-            Err(e) => return e.into_response(),
+            Err(e) => {
+                guard.metrics.shed(pool.name);
+                return e.into_response();
+            }
         },
         None => None,
     };
@@ -314,7 +324,7 @@ mod tests {
 
     #[test]
     fn writes_need_the_full_key_reads_either() {
-        let g = Guard::new(&config(0.0, 1));
+        let g = Guard::new(&config(0.0, 1), Arc::default());
         let full = with("authorization", "Bearer full-key-0123456789");
         let read = with("api-key", "read-key-0123456789");
         assert_eq!(g.admit(Access::Write, &full).unwrap(), Granted::Full);
@@ -336,7 +346,7 @@ mod tests {
             g.admit(Access::Public, &HeaderMap::new()).unwrap(),
             Granted::Open
         );
-        let open = Guard::new(&HttpConfig::default());
+        let open = Guard::new(&HttpConfig::default(), Arc::default());
         assert_eq!(
             open.admit(Access::Write, &HeaderMap::new()).unwrap(),
             Granted::Open
@@ -345,17 +355,22 @@ mod tests {
 
     #[test]
     fn routes_are_read_write_or_public() {
-        assert_eq!(access(&Method::GET, "/health"), Access::Public);
-        assert_eq!(access(&Method::POST, "/ingest"), Access::Write);
-        assert_eq!(access(&Method::DELETE, "/api/documents/abc"), Access::Write);
-        assert_eq!(access(&Method::GET, "/api/documents"), Access::Read);
-        assert_eq!(access(&Method::POST, "/sparql"), Access::Read);
-        assert_eq!(access(&Method::POST, "/chat"), Access::Read);
+        assert_eq!(access(&Method::GET, "/health", false), Access::Public);
+        assert_eq!(access(&Method::POST, "/ingest", false), Access::Write);
+        assert_eq!(
+            access(&Method::DELETE, "/api/documents/abc", false),
+            Access::Write
+        );
+        assert_eq!(access(&Method::GET, "/api/documents", false), Access::Read);
+        assert_eq!(access(&Method::POST, "/sparql", false), Access::Read);
+        assert_eq!(access(&Method::POST, "/chat", false), Access::Read);
+        assert_eq!(access(&Method::GET, "/metrics", false), Access::Read);
+        assert_eq!(access(&Method::GET, "/metrics", true), Access::Public);
     }
 
     #[test]
     fn a_client_over_its_burst_waits_per_group() {
-        let g = Guard::new(&config(0.5, 2));
+        let g = Guard::new(&config(0.5, 2), Arc::default());
         assert!(g.throttle("/chat", "ip:127.0.0.1").is_ok());
         assert!(g.throttle("/chat", "ip:127.0.0.1").is_ok());
         let e = g.throttle("/chat", "ip:127.0.0.1").unwrap_err();

@@ -7,6 +7,7 @@ pub mod error;
 mod ground;
 pub mod guard;
 mod health;
+pub mod metrics;
 pub mod request_id;
 mod schema;
 mod sparql;
@@ -61,11 +62,16 @@ pub fn router(state: SharedState) -> Router {
         .route("/api/ground", post(ground::ground))
         .route("/chat", post(chat::chat))
         .route("/retrieve", post(chat::retrieve))
+        .route("/metrics", get(metrics::metrics))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(axum::middleware::from_fn_with_state(
-            Arc::new(guard::Guard::new(&state.http)),
+            Arc::new(guard::Guard::new(&state.http, Arc::clone(&state.metrics))),
             guard::guard,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&state.metrics),
+            metrics::track,
         ))
         .layer(cors)
         .layer(TraceLayer::new_for_http().make_span_with(request_id::span))

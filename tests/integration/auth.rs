@@ -100,6 +100,21 @@ async fn writes_need_the_full_key_and_reads_take_either() {
     assert_eq!(s, StatusCode::OK, "{b}");
     assert_eq!(b["report"]["counts"]["indexed"], 1, "{b}");
     assert_ne!(listed().await, before);
+    // Counted in the metrics: the one document, its chunks.
+    let (_, _, text) = metrics(&server, Some(FULL)).await;
+    assert_eq!(
+        sample(
+            &text,
+            r#"daemoniq_ingest_documents_total{outcome="indexed"}"#
+        ),
+        Some(1.0)
+    );
+    let written = sample(&text, r#"daemoniq_ingest_chunks_total{outcome="written"}"#).unwrap();
+    assert_eq!(
+        written,
+        b["report"]["counts"]["chunks_written"].as_f64().unwrap()
+    );
+    assert!(sample(&text, "daemoniq_vector_points").unwrap() >= written);
 }
 
 #[tokio::test]
@@ -163,4 +178,123 @@ async fn one_request_id_in_the_header_and_the_envelope() {
     .await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     assert_eq!(h["x-request-id"], "lost-1");
+}
+
+/// The metrics text of a server (with `key` when given).
+async fn metrics(server: &common::TestServer, key: Option<&str>) -> (StatusCode, String, String) {
+    let mut req = Client::new().get(server.url("/metrics"));
+    if let Some(key) = key {
+        req = req.bearer_auth(key);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status();
+    let ctype = resp
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, ctype, resp.text().await.unwrap())
+}
+
+/// The value of the sample `name{labels}` in a metrics text.
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+}
+
+#[tokio::test]
+async fn metrics_count_requests_answers_stages_and_refusals() {
+    let state = common::fresh_campus_state(HttpConfig {
+        rate_limit_rps: 0.1,
+        rate_limit_burst: 2,
+        ..HttpConfig::default()
+    })
+    .await;
+    let server = common::TestServer::start(state).await;
+    let c = Client::new();
+    for _ in 0..2 {
+        let (s, _, b) = send(
+            c.post(server.url("/chat"))
+                .json(&json!({"query": "what ahu feeds vav-2-14?"})),
+        )
+        .await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+    }
+    let (s, _, _) = send(c.post(server.url("/chat")).json(&json!({"query": "x?"}))).await;
+    assert_eq!(s, StatusCode::TOO_MANY_REQUESTS);
+    let (s, _, _) = send(c.get(server.url("/api/topology/node?id=NOPE-9"))).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    let (s, _, _) = send(c.get(server.url("/nowhere/at/all"))).await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+
+    let (s, ctype, text) = metrics(&server, None).await;
+    assert_eq!(s, StatusCode::OK);
+    assert!(ctype.starts_with("application/openmetrics-text"), "{ctype}");
+    let get =
+        |series: &str| sample(&text, series).unwrap_or_else(|| panic!("{series} not in\n{text}"));
+    assert_eq!(
+        get(r#"daemoniq_http_requests_total{method="POST",route="/chat",status="200"}"#),
+        2.0
+    );
+    assert_eq!(
+        get(r#"daemoniq_http_requests_total{method="POST",route="/chat",status="429"}"#),
+        1.0
+    );
+    // Routes by template, not by id; unknown paths in one series.
+    assert_eq!(
+        get(
+            r#"daemoniq_http_requests_total{method="GET",route="/api/topology/node",status="404"}"#
+        ),
+        1.0
+    );
+    assert_eq!(
+        get(r#"daemoniq_http_requests_total{method="GET",route="unmatched",status="404"}"#),
+        1.0
+    );
+    assert!(!text.contains("NOPE-9") && !text.contains("/nowhere"));
+    assert_eq!(
+        get(r#"daemoniq_answers_total{status="success",refusal_type=""}"#),
+        2.0
+    );
+    assert_eq!(get(r#"daemoniq_rate_limited_total{group="/chat"}"#), 1.0);
+    assert_eq!(
+        get(r#"daemoniq_chat_stage_duration_seconds_count{stage="ground"}"#),
+        2.0
+    );
+    assert_eq!(
+        get(r#"daemoniq_http_request_duration_seconds_count{method="POST",route="/chat"}"#),
+        3.0
+    );
+    assert!(get("daemoniq_store_triples") > 1000.0);
+    assert!(text.trim_end().ends_with("# EOF"));
+}
+
+#[tokio::test]
+async fn metrics_need_a_key_unless_public() {
+    let server = common::TestServer::start(common::fresh_campus_state(keyed()).await).await;
+    let (s, _, _) = metrics(&server, None).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    let (s, _, text) = metrics(&server, Some(READ)).await;
+    assert_eq!(s, StatusCode::OK);
+    // The refusal just made is counted.
+    assert_eq!(
+        sample(
+            &text,
+            r#"daemoniq_http_requests_total{method="GET",route="/metrics",status="401"}"#
+        ),
+        Some(1.0)
+    );
+    let public = common::TestServer::start(
+        common::fresh_campus_state(HttpConfig {
+            metrics_public: true,
+            ..keyed()
+        })
+        .await,
+    )
+    .await;
+    let (s, _, _) = metrics(&public, None).await;
+    assert_eq!(s, StatusCode::OK);
+    // Only /metrics: the other routes still need a key.
+    let (s, _, _) = send(Client::new().get(public.url("/api/documents"))).await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
 }

@@ -305,9 +305,16 @@ async fn a_full_query_queue_sheds_at_once_with_retry_after() {
     assert_eq!(body["retry_after"], 1);
     let slow = slow.await.unwrap().unwrap();
     assert_eq!(error_body(slow).await["code"], "QUERY_TIMEOUT");
-    // The place is free again.
+    // The place is free again, and the shed request was counted.
     let ok = reqwest::get(url("ASK { ?s ?p ?o }")).await.unwrap();
     assert_eq!(ok.status(), StatusCode::OK);
+    let metrics = reqwest::get(server.url("/metrics")).await.unwrap();
+    let text = metrics.text().await.unwrap();
+    assert!(
+        text.lines()
+            .any(|l| l == r#"daemoniq_shed_total{group="SPARQL"} 1"#),
+        "{text}"
+    );
     server.stop().await;
 }
 

@@ -1,0 +1,285 @@
+//! `GET /metrics`: Prometheus / OpenMetrics text (`prometheus-client`).
+//!
+//! Requests by route (the route's template, so ids do not multiply the
+//! series) and status with a latency histogram; `/chat` stage timings;
+//! answers by status and refusal type; ingest documents, chunks and errors;
+//! rate-limit rejections and shed requests; and, read when scraped, the
+//! store's triples and the vector index's points. With API keys the route
+//! needs one, unless `--metrics-public`.
+
+use super::SharedState;
+use super::error::ApiResult;
+use crate::answer::ChatResponse;
+use crate::ingest::report::Counts;
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The content type of the OpenMetrics text format.
+const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    method: String,
+    route: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StageLabels {
+    stage: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AnswerLabels {
+    status: String,
+    refusal_type: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct GroupLabels {
+    group: String,
+}
+
+/// Seconds, from 1 ms to about 33 s.
+fn seconds() -> Histogram {
+    Histogram::new(exponential_buckets(0.001, 2.0, 16))
+}
+
+/// Every metric the server keeps, and the registry that writes them.
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
+    stages: Family<StageLabels, Histogram, fn() -> Histogram>,
+    answers: Family<AnswerLabels, Counter>,
+    documents: Family<OutcomeLabels, Counter>,
+    chunks: Family<OutcomeLabels, Counter>,
+    ingest_errors: Counter,
+    rate_limited: Family<GroupLabels, Counter>,
+    shed: Family<GroupLabels, Counter>,
+    triples: Gauge,
+    points: Gauge,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("daemoniq");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "http_requests",
+            "HTTP requests by method, route and status",
+            requests.clone(),
+        );
+        let latency = Family::new_with_constructor(seconds as fn() -> Histogram);
+        registry.register(
+            "http_request_duration_seconds",
+            "HTTP request latency by method and route",
+            latency.clone(),
+        );
+        let stages = Family::new_with_constructor(seconds as fn() -> Histogram);
+        registry.register(
+            "chat_stage_duration_seconds",
+            "Time /chat spends in each pipeline stage",
+            stages.clone(),
+        );
+        let answers = Family::<AnswerLabels, Counter>::default();
+        registry.register(
+            "answers",
+            "/chat answers by status and refusal type",
+            answers.clone(),
+        );
+        let documents = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "ingest_documents",
+            "Documents ingested over HTTP by outcome (indexed, replaced, unchanged, failed)",
+            documents.clone(),
+        );
+        let chunks = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "ingest_chunks",
+            "Chunks written or left out by HTTP ingests",
+            chunks.clone(),
+        );
+        let ingest_errors = Counter::default();
+        registry.register(
+            "ingest_errors",
+            "Entries written to index_errors.json by HTTP ingests",
+            ingest_errors.clone(),
+        );
+        let rate_limited = Family::<GroupLabels, Counter>::default();
+        registry.register(
+            "rate_limited",
+            "Requests refused with 429 by route group",
+            rate_limited.clone(),
+        );
+        let shed = Family::<GroupLabels, Counter>::default();
+        registry.register(
+            "shed",
+            "Requests shed with 503 because a pool's queue was full",
+            shed.clone(),
+        );
+        let triples = Gauge::default();
+        registry.register(
+            "store_triples",
+            "Triples in the graph store",
+            triples.clone(),
+        );
+        let points = Gauge::default();
+        registry.register(
+            "vector_points",
+            "Points in the vector index",
+            points.clone(),
+        );
+        Self {
+            registry,
+            requests,
+            latency,
+            stages,
+            answers,
+            documents,
+            chunks,
+            ingest_errors,
+            rate_limited,
+            shed,
+            triples,
+            points,
+        }
+    }
+}
+
+impl Metrics {
+    /// Counts an answer and its stage timings.
+    pub fn answered(&self, resp: &ChatResponse) {
+        let status: &'static str = resp.status.into();
+        let refusal: &'static str = resp.refusal.as_ref().map_or("", |r| r.refusal_type.into());
+        self.answers
+            .get_or_create(&AnswerLabels {
+                status: status.to_owned(),
+                refusal_type: refusal.to_owned(),
+            })
+            .inc();
+        for (stage, ms) in &resp.trace.stages_ms {
+            self.stages
+                .get_or_create(&StageLabels {
+                    stage: stage.clone(),
+                })
+                .observe(ms / 1000.0);
+        }
+    }
+
+    /// Counts an ingest run's documents, chunks and errors.
+    pub fn ingested(&self, counts: &Counts) {
+        for (outcome, n) in [
+            ("indexed", counts.indexed),
+            ("replaced", counts.replaced),
+            ("unchanged", counts.unchanged),
+            ("failed", counts.failed),
+        ] {
+            self.documents
+                .get_or_create(&OutcomeLabels {
+                    outcome: outcome.to_owned(),
+                })
+                .inc_by(n as u64);
+        }
+        for (outcome, n) in [
+            ("written", counts.chunks_written),
+            ("skipped", counts.chunks_skipped),
+        ] {
+            self.chunks
+                .get_or_create(&OutcomeLabels {
+                    outcome: outcome.to_owned(),
+                })
+                .inc_by(n as u64);
+        }
+        self.ingest_errors.inc_by(counts.errors as u64);
+    }
+
+    /// Counts a 429.
+    pub fn rate_limited(&self, group: &str) {
+        self.rate_limited
+            .get_or_create(&GroupLabels {
+                group: group.to_owned(),
+            })
+            .inc();
+    }
+
+    /// Counts a shed request.
+    pub fn shed(&self, pool: &str) {
+        self.shed
+            .get_or_create(&GroupLabels {
+                group: pool.to_owned(),
+            })
+            .inc();
+    }
+
+    /// The metrics as OpenMetrics text.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}
+
+/// Middleware: counts each request by its route template and status and
+/// times it.
+pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = req.method().to_string();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_owned(), |p| p.as_str().to_owned());
+    let response = next.run(req).await;
+    let labels = RouteLabels { method, route };
+    metrics
+        .latency
+        .get_or_create(&labels)
+        .observe(started.elapsed().as_secs_f64());
+    metrics
+        .requests
+        .get_or_create(&RequestLabels {
+            method: labels.method,
+            route: labels.route,
+            status: response.status().as_u16(),
+        })
+        .inc();
+    response
+}
+
+/// `GET /metrics`.
+pub(super) async fn metrics(State(state): State<SharedState>) -> ApiResult<Response> {
+    let m = &state.metrics;
+    m.triples
+        .set(i64::try_from(state.store.len().await?).unwrap_or(i64::MAX));
+    if let Some(docs) = state.docs() {
+        let points = docs.ingestor().index().count().await?;
+        m.points.set(i64::try_from(points).unwrap_or(i64::MAX));
+    }
+    let mut response = m.encode().into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+    Ok(response)
+}
