@@ -38,6 +38,8 @@ pub enum ErrorCode {
     QueryTimeout,
     /// The query failed during evaluation.
     QueryFailed,
+    /// A query shape the time limit cannot stop, refused before it ran.
+    QueryTooExpensive,
     /// No node, class or route matches.
     NotFound,
     /// A label matches more than one node.
@@ -70,9 +72,10 @@ impl ErrorCode {
     /// The HTTP status of each code. Exhaustive, so a new code cannot ship unmapped.
     pub fn status(self) -> StatusCode {
         match self {
-            Self::ValidationFailed | Self::MalformedQuery | Self::QueryFailed => {
-                StatusCode::BAD_REQUEST
-            }
+            Self::ValidationFailed
+            | Self::MalformedQuery
+            | Self::QueryFailed
+            | Self::QueryTooExpensive => StatusCode::BAD_REQUEST,
             Self::UpdateForbidden | Self::ServiceForbidden | Self::Forbidden => {
                 StatusCode::FORBIDDEN
             }

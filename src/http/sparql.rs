@@ -111,6 +111,13 @@ async fn run(state: &SharedState, headers: &HeaderMap, params: Params) -> ApiRes
     if results::negotiate(accept(headers), &all_formats).is_none() {
         return Err(not_acceptable(&all_formats));
     }
+    if let Some(why) = crate::store::shape::runaway(&query) {
+        tracing::info!(
+            reason = why,
+            "query refused before it ran: a shape the time limit cannot stop"
+        );
+        return Err(ApiError::new(ErrorCode::QueryTooExpensive, why));
+    }
     let timeout = state.http.query_timeout();
     let started = Instant::now();
     let request = SparqlQuery {

@@ -8,6 +8,7 @@
 pub mod contract;
 pub mod embedded;
 pub mod remote;
+pub mod shape;
 pub mod term;
 
 use crate::vocab;

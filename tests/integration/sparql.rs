@@ -252,11 +252,10 @@ async fn expensive_query_is_stopped_within_twice_the_timeout() {
     })
     .await;
     let server = TestServer::start(state).await;
-    // Billions of rows: the store crossed with itself under a string filter,
-    // and the same product grouped.
+    // Billions of rows: every path of three edges, counted and grouped.
     for query in [
-        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f FILTER(STR(?c) != STR(?f)) }",
-        "SELECT ?b (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f FILTER(?c != ?f) } GROUP BY ?b",
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?c ?d ?e . ?e ?f ?g }",
+        "SELECT ?b (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?c ?d ?e . ?e ?f ?g } GROUP BY ?b",
     ] {
         let started = Instant::now();
         let resp = get(&server, query, None).await;
@@ -277,6 +276,33 @@ async fn expensive_query_is_stopped_within_twice_the_timeout() {
 }
 
 #[tokio::test]
+async fn shapes_the_time_limit_cannot_stop_are_refused_before_they_run() {
+    let server = TestServer::start(common::campus_state().await).await;
+    for query in [
+        // A cartesian product under an aggregate or a sort.
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }",
+        "SELECT ?a ?d WHERE { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c ?f LIMIT 1",
+        // A closure over every property from every node.
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a (<urn:p>|!<urn:p>)* ?b }",
+    ] {
+        let resp = get(&server, query, None).await;
+        assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "{query}");
+        let body = error_body(resp).await;
+        assert_eq!(body["code"], "QUERY_TOO_EXPENSIVE", "{body}");
+        assert!(body["message"].as_str().unwrap().contains("time limit"));
+    }
+    // The same patterns joined through a variable, or streamed, still run.
+    for query in [
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?c ?d ?e } ",
+        "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } LIMIT 3",
+    ] {
+        let resp = get(&server, query, None).await;
+        assert_eq!(resp.status(), StatusCode::OK, "{query}");
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_full_query_queue_sheds_at_once_with_retry_after() {
     let state = common::fresh_campus_state(HttpConfig {
         query_timeout: 2.0,
@@ -292,7 +318,7 @@ async fn a_full_query_queue_sheds_at_once_with_retry_after() {
     };
     // One expensive query holds the only place; nothing may wait.
     let slow = tokio::spawn(reqwest::get(url(
-        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f FILTER(STR(?c) != STR(?f)) }",
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?c ?d ?e . ?e ?f ?g }",
     )));
     tokio::time::sleep(Duration::from_millis(300)).await;
     let shed = reqwest::get(url("ASK { ?s ?p ?o }")).await.unwrap();
