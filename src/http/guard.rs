@@ -40,12 +40,15 @@ const CLIENTS_KEPT: usize = 10_000;
 /// Seconds a shed request is told to wait.
 const RETRY_SHED_SECS: u64 = 1;
 
-/// A bounded pool of work: `running` at once, at most `queue` more waiting.
+/// A bounded pool of work: `running` at once, at most `queue` more waiting,
+/// each for at most `max_wait` (a query that waited out its time limit has
+/// no time left to run).
 pub struct Pool {
     name: &'static str,
     running: Arc<Semaphore>,
     waiting: AtomicUsize,
     queue: usize,
+    max_wait: Option<Duration>,
 }
 
 impl Pool {
@@ -57,7 +60,26 @@ impl Pool {
             running: Arc::new(Semaphore::new(running.max(1))),
             waiting: AtomicUsize::new(0),
             queue,
+            max_wait: None,
         }
+    }
+
+    /// The same pool, shedding a request that waited `wait` in the queue.
+    pub fn waiting_at_most(mut self, wait: Duration) -> Self {
+        self.max_wait = Some(wait);
+        self
+    }
+
+    fn shed(&self, why: &str) -> ApiError {
+        tracing::warn!(pool = self.name, queued = self.queue, why, "request shed");
+        ApiError::new(
+            ErrorCode::Overloaded,
+            format!(
+                "the server is busy with other {} requests; retry shortly",
+                self.name
+            ),
+        )
+        .retry_after(RETRY_SHED_SECS)
     }
 
     /// A place to run: at once when one is free, after waiting when the
@@ -68,23 +90,19 @@ impl Pool {
         }
         if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.queue {
             self.waiting.fetch_sub(1, Ordering::SeqCst);
-            tracing::warn!(
-                pool = self.name,
-                queued = self.queue,
-                "request shed: pool full"
-            );
-            return Err(ApiError::new(
-                ErrorCode::Overloaded,
-                format!(
-                    "the server is busy with other {} requests; retry shortly",
-                    self.name
-                ),
-            )
-            .retry_after(RETRY_SHED_SECS));
+            return Err(self.shed("queue full"));
         }
-        let permit = Arc::clone(&self.running).acquire_owned().await;
+        let acquire = Arc::clone(&self.running).acquire_owned();
+        let permit = match self.max_wait {
+            Some(wait) => tokio::time::timeout(wait, acquire).await,
+            None => Ok(acquire.await),
+        };
         self.waiting.fetch_sub(1, Ordering::SeqCst);
-        permit.map_err(|e| ApiError::internal(ErrorCode::Internal, e))
+        match permit {
+            Ok(Ok(permit)) => Ok(permit),
+            Ok(Err(e)) => Err(ApiError::internal(ErrorCode::Internal, e)),
+            Err(_) => Err(self.shed("waited out its time limit")),
+        }
     }
 }
 
@@ -176,7 +194,8 @@ impl Guard {
             key: http.api_key.clone(),
             read_only_key: http.read_only_api_key.clone(),
             limiter,
-            queries: Pool::new("SPARQL", http.max_concurrent_queries, http.max_queued),
+            queries: Pool::new("SPARQL", http.max_concurrent_queries, http.max_queued)
+                .waiting_at_most(http.query_timeout()),
             answers: Pool::new("question", http.max_concurrent_answers, http.max_queued),
             metrics_public: http.metrics_public,
             metrics,
@@ -257,14 +276,16 @@ impl Guard {
 }
 
 /// The middleware: admits, throttles, then runs the route.
-pub async fn guard(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+pub async fn guard(State(guard): State<Arc<Guard>>, mut req: Request, next: Next) -> Response {
+    req.extensions_mut()
+        .insert(Arrived(std::time::Instant::now()));
     let path = req.uri().path().to_owned();
     let needs = access(req.method(), &path, guard.metrics_public);
     let granted = match guard.admit(needs, req.headers()) {
         Ok(g) => g,
         Err(e) => {
             tracing::info!(path = %path, code = ?e.code, "request refused");
-            let mut response = e.into_response();
+            let mut response = refuse(req, e).await;
             if response.status() == axum::http::StatusCode::UNAUTHORIZED {
                 response
                     .headers_mut()
@@ -281,7 +302,7 @@ pub async fn guard(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
         let client = guard.client(granted, peer);
         if let Err(e) = guard.throttle(group, &client) {
             guard.metrics.rate_limited(group);
-            return e.into_response();
+            return refuse(req, e).await;
         }
     }
     let pool = match path.as_str() {
@@ -294,12 +315,28 @@ pub async fn guard(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
             Ok(permit) => Some(permit),
             Err(e) => {
                 guard.metrics.shed(pool.name);
-                return e.into_response();
+                return refuse(req, e).await;
             }
         },
         None => None,
     };
     next.run(req).await
+}
+
+/// When a request reached the server: a SPARQL query's time limit counts
+/// from here, time waiting in the queue included.
+#[derive(Debug, Clone, Copy)]
+pub struct Arrived(pub std::time::Instant);
+
+/// Bodies read before a refusal, so the connection stays usable.
+const DRAIN_LIMIT: usize = 64 << 10;
+
+/// The refusal's response, after reading a small request body: a body left
+/// unread makes the HTTP server close the connection, and a keep-alive
+/// client sees its next request fail instead of its 429.
+async fn refuse(req: Request, e: ApiError) -> Response {
+    let _ = axum::body::to_bytes(req.into_body(), DRAIN_LIMIT).await;
+    e.into_response()
 }
 
 #[cfg(test)]
@@ -395,6 +432,16 @@ mod tests {
         assert_eq!(shed.retry_after, Some(RETRY_SHED_SECS));
         drop(first);
         assert!(second.await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_request_that_waits_out_its_limit_is_shed() {
+        let pool = Pool::new("SPARQL", 1, 4).waiting_at_most(Duration::from_millis(20));
+        let _busy = pool.enter().await.unwrap();
+        let shed = pool.enter().await.unwrap_err();
+        assert_eq!(shed.code, ErrorCode::Overloaded);
+        // The queue place is given back.
+        assert_eq!(pool.waiting.load(Ordering::SeqCst), 0);
     }
 
     #[test]

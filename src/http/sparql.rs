@@ -5,15 +5,17 @@
 //! default graph is the union of all graphs. Updates are refused.
 
 use super::error::{ApiError, ApiResult, ErrorCode};
+use super::guard::Arrived;
 use super::{SharedState, TRUNCATED_HEADER};
 use crate::results::{self, ResultFormat};
 use crate::store::{QueryOutput, SparqlQuery, StoreError};
+use axum::Extension;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The protocol parameters of one request.
 #[derive(Debug, Default)]
@@ -44,16 +46,18 @@ fn accept(headers: &HeaderMap) -> Option<&str> {
 
 pub(super) async fn get_query(
     State(state): State<SharedState>,
+    arrived: Option<Extension<Arrived>>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Response {
     let mut params = Params::default();
     params.absorb(raw.unwrap_or_default().as_bytes());
-    run(&state, &headers, params).await.into_response()
+    run(&state, &headers, params, arrived).await.into_response()
 }
 
 pub(super) async fn post_query(
     State(state): State<SharedState>,
+    arrived: Option<Extension<Arrived>>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
     body: Result<Bytes, BytesRejection>,
@@ -89,13 +93,18 @@ pub(super) async fn post_query(
                 ));
             }
         }
-        run(&state, &headers, params).await
+        run(&state, &headers, params, arrived).await
     }
     .await;
     result.into_response()
 }
 
-async fn run(state: &SharedState, headers: &HeaderMap, params: Params) -> ApiResult<Response> {
+async fn run(
+    state: &SharedState,
+    headers: &HeaderMap,
+    params: Params,
+    arrived: Option<Extension<Arrived>>,
+) -> ApiResult<Response> {
     if params.update {
         return Err(StoreError::UpdateRefused.into());
     }
@@ -118,7 +127,11 @@ async fn run(state: &SharedState, headers: &HeaderMap, params: Params) -> ApiRes
         );
         return Err(ApiError::new(ErrorCode::QueryTooExpensive, why));
     }
-    let timeout = state.http.query_timeout();
+    // The time limit counts from the request's arrival: time spent waiting
+    // for a place in the query pool is part of it.
+    let limit = state.http.query_timeout();
+    let waited = arrived.map_or(Duration::ZERO, |Extension(Arrived(at))| at.elapsed());
+    let timeout = limit.saturating_sub(waited).max(Duration::from_millis(1));
     let started = Instant::now();
     let request = SparqlQuery {
         query,
@@ -129,9 +142,14 @@ async fn run(state: &SharedState, headers: &HeaderMap, params: Params) -> ApiRes
     };
     // The store cancels the query at `timeout`; this outer guard only covers
     // a blocking thread that is slow to notice the cancellation.
+    // A query stopped early for its wait is reported against its limit.
     let output = tokio::time::timeout(timeout * 2, state.store.query(request))
         .await
-        .map_err(|_| StoreError::Timeout(timeout))??;
+        .map_err(|_| StoreError::Timeout(limit))?
+        .map_err(|e| match e {
+            StoreError::Timeout(_) => StoreError::Timeout(limit),
+            other => other,
+        })?;
     let (offered, truncated, rows) = match &output {
         QueryOutput::Solutions {
             rows, truncated, ..

@@ -293,7 +293,7 @@ async fn shapes_the_time_limit_cannot_stop_are_refused_before_they_run() {
     }
     // The same patterns joined through a variable, or streamed, still run.
     for query in [
-        "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?c ?d ?e } ",
+        "SELECT (COUNT(*) AS ?n) WHERE { ?a <https://brickschema.org/schema/Brick#feeds> ?c . ?c ?d ?e }",
         "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } LIMIT 3",
     ] {
         let resp = get(&server, query, None).await;
