@@ -787,7 +787,12 @@ impl<'a> Parts<'a> {
             if let Some(i) = prev_class {
                 let c = &self.classes[i];
                 let label = class_words(self.view, &c.iri).to_lowercase();
-                let gap = self.lower[c.span.end..w.span.start].trim().is_empty();
+                // Nothing but spaces between the class and this word (a
+                // word that overlaps the class's span is no next word).
+                let gap = self
+                    .lower
+                    .get(c.span.end..w.span.start)
+                    .is_some_and(|g| g.trim().is_empty());
                 if gap
                     && label
                         .split_whitespace()
