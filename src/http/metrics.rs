@@ -20,7 +20,7 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -82,88 +82,84 @@ pub struct Metrics {
     points: Gauge,
 }
 
+/// Registers `metric` under `name` and hands it back to be kept.
+fn add<M: Metric + Clone>(registry: &mut Registry, name: &str, help: &str, metric: M) -> M {
+    registry.register(name, help, metric.clone());
+    metric
+}
+
 impl Default for Metrics {
     fn default() -> Self {
-        let mut registry = Registry::with_prefix("daemoniq");
-        let requests = Family::<RequestLabels, Counter>::default();
-        registry.register(
-            "http_requests",
-            "HTTP requests by method, route and status",
-            requests.clone(),
-        );
-        let latency = Family::new_with_constructor(seconds as fn() -> Histogram);
-        registry.register(
-            "http_request_duration_seconds",
-            "HTTP request latency by method and route",
-            latency.clone(),
-        );
-        let stages = Family::new_with_constructor(seconds as fn() -> Histogram);
-        registry.register(
-            "chat_stage_duration_seconds",
-            "Time /chat spends in each pipeline stage",
-            stages.clone(),
-        );
-        let answers = Family::<AnswerLabels, Counter>::default();
-        registry.register(
-            "answers",
-            "/chat answers by status and refusal type",
-            answers.clone(),
-        );
-        let documents = Family::<OutcomeLabels, Counter>::default();
-        registry.register(
-            "ingest_documents",
-            "Documents ingested over HTTP by outcome (indexed, replaced, unchanged, failed)",
-            documents.clone(),
-        );
-        let chunks = Family::<OutcomeLabels, Counter>::default();
-        registry.register(
-            "ingest_chunks",
-            "Chunks written or left out by HTTP ingests",
-            chunks.clone(),
-        );
-        let ingest_errors = Counter::default();
-        registry.register(
-            "ingest_errors",
-            "Entries written to index_errors.json by HTTP ingests",
-            ingest_errors.clone(),
-        );
-        let rate_limited = Family::<GroupLabels, Counter>::default();
-        registry.register(
-            "rate_limited",
-            "Requests refused with 429 by route group",
-            rate_limited.clone(),
-        );
-        let shed = Family::<GroupLabels, Counter>::default();
-        registry.register(
-            "shed",
-            "Requests shed with 503 because a pool's queue was full",
-            shed.clone(),
-        );
-        let triples = Gauge::default();
-        registry.register(
-            "store_triples",
-            "Triples in the graph store",
-            triples.clone(),
-        );
-        let points = Gauge::default();
-        registry.register(
-            "vector_points",
-            "Points in the vector index",
-            points.clone(),
-        );
+        let mut r = Registry::with_prefix("daemoniq");
+        let hist = seconds as fn() -> Histogram;
         Self {
-            registry,
-            requests,
-            latency,
-            stages,
-            answers,
-            documents,
-            chunks,
-            ingest_errors,
-            rate_limited,
-            shed,
-            triples,
-            points,
+            requests: add(
+                &mut r,
+                "http_requests",
+                "HTTP requests by method, route and status",
+                Family::default(),
+            ),
+            latency: add(
+                &mut r,
+                "http_request_duration_seconds",
+                "HTTP request latency by method and route",
+                Family::new_with_constructor(hist),
+            ),
+            stages: add(
+                &mut r,
+                "chat_stage_duration_seconds",
+                "Time /chat spends in each pipeline stage",
+                Family::new_with_constructor(hist),
+            ),
+            answers: add(
+                &mut r,
+                "answers",
+                "/chat answers by status and refusal type",
+                Family::default(),
+            ),
+            documents: add(
+                &mut r,
+                "ingest_documents",
+                "Documents ingested over HTTP by outcome (indexed, replaced, unchanged, failed)",
+                Family::default(),
+            ),
+            chunks: add(
+                &mut r,
+                "ingest_chunks",
+                "Chunks written or left out by HTTP ingests",
+                Family::default(),
+            ),
+            ingest_errors: add(
+                &mut r,
+                "ingest_errors",
+                "Entries written to index_errors.json by HTTP ingests",
+                Counter::default(),
+            ),
+            rate_limited: add(
+                &mut r,
+                "rate_limited",
+                "Requests refused with 429 by route group",
+                Family::default(),
+            ),
+            shed: add(
+                &mut r,
+                "shed",
+                "Requests shed with 503 because a pool's queue was full",
+                Family::default(),
+            ),
+            triples: add(
+                &mut r,
+                "store_triples",
+                "Triples in the graph store",
+                Gauge::default(),
+            ),
+            points: add(
+                &mut r,
+                "vector_points",
+                "Points in the vector index",
+                Gauge::default(),
+            ),
+            registry: r,
         }
     }
 }
@@ -190,28 +186,19 @@ impl Metrics {
 
     /// Counts an ingest run's documents, chunks and errors.
     pub fn ingested(&self, counts: &Counts) {
-        for (outcome, n) in [
-            ("indexed", counts.indexed),
-            ("replaced", counts.replaced),
-            ("unchanged", counts.unchanged),
-            ("failed", counts.failed),
-        ] {
-            self.documents
+        let by_outcome = |family: &Family<OutcomeLabels, Counter>, outcome: &str, n: usize| {
+            family
                 .get_or_create(&OutcomeLabels {
                     outcome: outcome.to_owned(),
                 })
                 .inc_by(n as u64);
-        }
-        for (outcome, n) in [
-            ("written", counts.chunks_written),
-            ("skipped", counts.chunks_skipped),
-        ] {
-            self.chunks
-                .get_or_create(&OutcomeLabels {
-                    outcome: outcome.to_owned(),
-                })
-                .inc_by(n as u64);
-        }
+        };
+        by_outcome(&self.documents, "indexed", counts.indexed);
+        by_outcome(&self.documents, "replaced", counts.replaced);
+        by_outcome(&self.documents, "unchanged", counts.unchanged);
+        by_outcome(&self.documents, "failed", counts.failed);
+        by_outcome(&self.chunks, "written", counts.chunks_written);
+        by_outcome(&self.chunks, "skipped", counts.chunks_skipped);
         self.ingest_errors.inc_by(counts.errors as u64);
     }
 
