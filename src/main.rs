@@ -22,6 +22,7 @@ fn init_tracing(cli: &Cli) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(&cli);
+    daemoniq::http::log_panics();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {

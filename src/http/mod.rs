@@ -10,7 +10,7 @@ mod health;
 pub mod metrics;
 pub mod request_id;
 mod schema;
-mod sparql;
+pub mod sparql;
 mod topology;
 
 use crate::state::AppState;
@@ -20,7 +20,9 @@ use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::http::{HeaderName, HeaderValue, Method};
 use axum::routing::{delete, get, post};
 use error::{ApiError, ApiResult};
+
 use std::sync::Arc;
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
@@ -74,11 +76,47 @@ pub fn router(state: SharedState) -> Router {
             metrics::track,
         ))
         .layer(cors)
+        .layer(catch_panic())
         .layer(TraceLayer::new_for_http().make_span_with(request_id::span))
         .layer(PropagateRequestIdLayer::new(request_id::HEADER))
         .layer(SetRequestIdLayer::new(request_id::HEADER, MakeRequestUuid))
         .layer(axum::middleware::from_fn(request_id::sanitize))
         .with_state(state)
+}
+
+/// Turns a panic in a handler into a schema-valid 500 (`INTERNAL`) instead
+/// of a dropped connection. The panic's message is not logged here: it may
+/// quote request or document text; [`log_panics`] logs where it happened.
+pub fn catch_panic()
+-> CatchPanicLayer<fn(Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response> {
+    fn respond(_payload: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
+        use axum::response::IntoResponse;
+        ApiError::internal(
+            error::ErrorCode::Internal,
+            "a request handler panicked; the panic's location is logged just before",
+        )
+        .into_response()
+    }
+    CatchPanicLayer::custom(respond as fn(Box<dyn std::any::Any + Send + 'static>) -> _)
+}
+
+/// Replaces the default panic hook (which prints the panic's message, and a
+/// message may quote a question or a chunk) with one structured log line
+/// that records where the panic happened and in which thread, not what it
+/// said.
+pub fn log_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
+            .unwrap_or_default();
+        let thread = std::thread::current();
+        tracing::error!(
+            %location,
+            thread = thread.name().unwrap_or("unnamed"),
+            "panic (message withheld: it may quote request or document text)"
+        );
+    }));
 }
 
 fn cors_layer(origins: &[String]) -> CorsLayer {
@@ -122,4 +160,34 @@ pub(crate) fn body(
             ApiError::invalid(format!("cannot read the request body: {}", e.body_text()))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_a_schema_valid_500() {
+        async fn boom() -> &'static str {
+            let words: Vec<&str> = Vec::new();
+            words[3]
+        }
+        let app = Router::new().route("/boom", get(boom)).layer(catch_panic());
+        let response = app
+            .oneshot(Request::get("/boom").body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../schemas/error.schema.json")).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        assert!(validator.is_valid(&body), "{body}");
+        assert_eq!(body["code"], "INTERNAL");
+    }
 }

@@ -50,9 +50,12 @@ pub(super) async fn get_query(
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let mut params = Params::default();
-    params.absorb(raw.unwrap_or_default().as_bytes());
-    run(&state, &headers, params, arrived).await.into_response()
+    let result = async {
+        let request = decode(raw.unwrap_or_default().as_bytes(), None)?;
+        run(&state, &headers, request, arrived).await
+    }
+    .await;
+    result.into_response()
 }
 
 pub(super) async fn post_query(
@@ -64,19 +67,48 @@ pub(super) async fn post_query(
 ) -> Response {
     let result = async {
         let body = super::body(body, state.http.max_body_bytes)?;
-        let mut params = Params::default();
-        params.absorb(raw.unwrap_or_default().as_bytes());
         let content_type = headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        let request = decode(
+            raw.unwrap_or_default().as_bytes(),
+            Some((content_type, &body)),
+        )?;
+        run(&state, &headers, request, arrived).await
+    }
+    .await;
+    result.into_response()
+}
+
+/// A `/sparql` request decoded from its untrusted parts, before it runs.
+#[derive(Debug)]
+pub struct Decoded {
+    /// The query text (one `query` parameter or the body).
+    pub query: String,
+    /// `default-graph-uri` parameters.
+    pub default_graphs: Vec<String>,
+    /// `named-graph-uri` parameters.
+    pub named_graphs: Vec<String>,
+}
+
+/// Decodes a `/sparql` request: the raw URL query string, and for a POST its
+/// `Content-Type` header value and body. Refuses updates, a missing or
+/// repeated `query`, unknown content types, and query shapes the time limit
+/// cannot stop ([`crate::store::shape::runaway`]). Syntax is checked when
+/// the store parses the query.
+pub fn decode(raw_query: &[u8], post: Option<(&str, &[u8])>) -> ApiResult<Decoded> {
+    let mut params = Params::default();
+    params.absorb(raw_query);
+    if let Some((content_type, body)) = post {
+        let content_type = content_type
             .split(';')
             .next()
             .unwrap_or_default()
             .trim()
             .to_ascii_lowercase();
         match content_type.as_str() {
-            "application/x-www-form-urlencoded" => params.absorb(&body),
+            "application/x-www-form-urlencoded" => params.absorb(body),
             "application/sparql-query" => {
                 let text = String::from_utf8(body.to_vec())
                     .map_err(|_| ApiError::invalid("the query is not valid UTF-8"))?;
@@ -93,18 +125,7 @@ pub(super) async fn post_query(
                 ));
             }
         }
-        run(&state, &headers, params, arrived).await
     }
-    .await;
-    result.into_response()
-}
-
-async fn run(
-    state: &SharedState,
-    headers: &HeaderMap,
-    params: Params,
-    arrived: Option<Extension<Arrived>>,
-) -> ApiResult<Response> {
     if params.update {
         return Err(StoreError::UpdateRefused.into());
     }
@@ -113,19 +134,32 @@ async fn run(
         [] => return Err(ApiError::invalid("missing the `query` parameter")),
         _ => return Err(ApiError::invalid("give exactly one `query` parameter")),
     };
-    let all_formats: Vec<ResultFormat> = ResultFormat::SOLUTIONS
-        .into_iter()
-        .chain(ResultFormat::GRAPHS)
-        .collect();
-    if results::negotiate(accept(headers), &all_formats).is_none() {
-        return Err(not_acceptable(&all_formats));
-    }
     if let Some(why) = crate::store::shape::runaway(&query) {
         tracing::info!(
             reason = why,
             "query refused before it ran: a shape the time limit cannot stop"
         );
         return Err(ApiError::new(ErrorCode::QueryTooExpensive, why));
+    }
+    Ok(Decoded {
+        query,
+        default_graphs: params.default_graphs,
+        named_graphs: params.named_graphs,
+    })
+}
+
+async fn run(
+    state: &SharedState,
+    headers: &HeaderMap,
+    request: Decoded,
+    arrived: Option<Extension<Arrived>>,
+) -> ApiResult<Response> {
+    let all_formats: Vec<ResultFormat> = ResultFormat::SOLUTIONS
+        .into_iter()
+        .chain(ResultFormat::GRAPHS)
+        .collect();
+    if results::negotiate(accept(headers), &all_formats).is_none() {
+        return Err(not_acceptable(&all_formats));
     }
     // The time limit counts from the request's arrival: time spent waiting
     // for a place in the query pool is part of it.
@@ -134,9 +168,9 @@ async fn run(
     let timeout = limit.saturating_sub(waited).max(Duration::from_millis(1));
     let started = Instant::now();
     let request = SparqlQuery {
-        query,
-        default_graphs: params.default_graphs,
-        named_graphs: params.named_graphs,
+        query: request.query,
+        default_graphs: request.default_graphs,
+        named_graphs: request.named_graphs,
         timeout: Some(timeout),
         max_rows: Some(state.http.max_rows),
     };

@@ -9,6 +9,7 @@ mod chat;
 mod cli;
 mod crash;
 mod eval;
+mod fuzz_regressions;
 mod ground;
 mod import;
 mod ingest;
