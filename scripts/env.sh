@@ -13,3 +13,8 @@ bench_binary() {
         echo "$CARGO_TARGET_DIR/release/daemoniq"
     fi
 }
+
+# A free TCP port on the loopback interface.
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}

@@ -30,7 +30,7 @@ trap 'stop; rm -rf "$work"' EXIT
 
 start() {
     local port
-    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    port=$(free_port)
     base="http://127.0.0.1:$port"
     "$bin" --memory --log warn serve --bind "127.0.0.1:$port" "$@" > "$work/server.log" 2>&1 &
     pid=$!

@@ -22,10 +22,6 @@ install() {
     oxigraph-cli --version "$version" --root "$tools" >&2
 }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 case "${1:-}" in
   start)
     dir="${2:?usage: $0 start DIR [serve flags...]}"
