@@ -93,7 +93,7 @@ fn run_query(store: &Store, q: &SparqlQuery, token: CancellationToken) -> StoreR
     let mut prepared = match evaluator.parse_query(&q.query) {
         Ok(p) => p,
         Err(query_error) => {
-            return Err(if SparqlEvaluator::new().parse_update(&q.query).is_ok() {
+            return Err(if super::is_update(&q.query) {
                 StoreError::UpdateRefused
             } else {
                 StoreError::Syntax(query_error.to_string())

@@ -219,6 +219,15 @@ impl SolutionExt for Solution {
     }
 }
 
+/// Whether a text that is not a query is a SPARQL Update, to be refused as
+/// one. An empty text (or one of prefixes and comments only) parses as an
+/// update of no operation: that is a malformed query, not an update.
+pub(crate) fn is_update(text: &str) -> bool {
+    spargebra::SparqlParser::new()
+        .parse_update(text)
+        .is_ok_and(|u| !u.operations.is_empty())
+}
+
 /// The triples that record `record` in the meta graph; `graph` is
 /// `record.graph`, already checked by the backend.
 pub(crate) fn meta_triples(graph: &NamedNode, record: &SourceRecord) -> Vec<Triple> {

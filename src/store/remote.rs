@@ -326,7 +326,7 @@ fn prepare(query: &str) -> StoreResult<(Form, Option<OwnDataset>)> {
     let parsed = match SparqlParser::new().parse_query(query) {
         Ok(parsed) => parsed,
         Err(error) => {
-            return Err(if SparqlParser::new().parse_update(query).is_ok() {
+            return Err(if super::is_update(query) {
                 StoreError::UpdateRefused
             } else {
                 StoreError::Syntax(error.to_string())
