@@ -255,7 +255,19 @@ impl From<&Fault> for ApiError {
         match f {
             Fault::Index(e) => e.into(),
             Fault::Embed(e) => e.into(),
-            Fault::Store(e) => e.into(),
+            Fault::Store(e) => match e {
+                StoreError::Timeout(_) | StoreError::Storage(_) => e.into(),
+                // The pipeline composed these queries, not the client: one
+                // that does not parse or fails is the server's fault.
+                StoreError::Syntax(_)
+                | StoreError::Evaluation(_)
+                | StoreError::InvalidRdf(_)
+                | StoreError::UpdateRefused
+                | StoreError::ServiceRefused(_) => Self::internal(
+                    ErrorCode::Internal,
+                    format_args!("a query the pipeline composed failed: {e}"),
+                ),
+            },
         }
     }
 }
@@ -337,6 +349,9 @@ mod tests {
         )));
         assert_eq!(store.code, ErrorCode::QueryTimeout);
         assert_eq!(store.retry_after, Some(1));
+        // A query the pipeline composed is not the client's to fix.
+        let composed = ApiError::from(&Fault::Store(StoreError::Syntax("x".into())));
+        assert_eq!(composed.code.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 
     #[test]
