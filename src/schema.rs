@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::collections::BTreeSet;
 
 /// A node of the subclass tree.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct ClassNode {
     /// Class IRI.
     pub iri: String,
@@ -18,6 +18,7 @@ pub struct ClassNode {
     /// Number of direct subclasses (also when not expanded).
     pub child_count: usize,
     /// Subclasses, down to the requested depth.
+    #[schema(no_recursion)]
     pub children: Vec<ClassNode>,
 }
 
@@ -62,7 +63,7 @@ fn tree_node(
 }
 
 /// A Haystack marker as shown with a class.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord, utoipa::ToSchema)]
 pub struct MarkerRef {
     /// Marker IRI.
     pub iri: String,
@@ -71,7 +72,7 @@ pub struct MarkerRef {
 }
 
 /// A Yorkland product mapped to a class.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct ProductRef {
     /// Product IRI.
     pub iri: String,
@@ -86,7 +87,7 @@ pub struct ProductRef {
 }
 
 /// One class in full.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct ClassDetail {
     /// IRI.
     pub iri: String,
@@ -203,7 +204,7 @@ pub async fn class_detail(
 }
 
 /// A Haystack marker with its Brick alignment.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct TagInfo {
     /// Marker IRI.
     pub iri: String,

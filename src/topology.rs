@@ -52,7 +52,7 @@ impl Rel {
 }
 
 /// A node as the topology API shows it.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct NodeView {
     /// IRI.
     pub id: String,
@@ -63,7 +63,7 @@ pub struct NodeView {
 }
 
 /// An edge as the topology API shows it.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord, utoipa::ToSchema)]
 pub struct EdgeView {
     /// Source IRI.
     pub source: String,
@@ -74,7 +74,7 @@ pub struct EdgeView {
 }
 
 /// A node reached by a traversal, with its hop distance.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct Reached {
     /// The node.
     #[serde(flatten)]

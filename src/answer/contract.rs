@@ -15,7 +15,7 @@ pub const SCHEMA_TEXT: &str = include_str!("../../schemas/answer_contract.schema
 pub const UNKNOWN: &str = "unknown";
 
 /// One piece of evidence.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct EvidenceItem {
     /// Graph nodes the claim rests on (≥ 1 IRI).
     pub graph_ids: Vec<String>,
@@ -30,7 +30,7 @@ pub struct EvidenceItem {
 }
 
 /// Answer → Evidence → Timestamp → Limitations → Next step.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Answer {
     /// The answer, or "unknown".
     pub answer: String,

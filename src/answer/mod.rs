@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use contract::{Answer, ContractChecker, EvidenceItem};
-pub use pipeline::{RetrieveResponse, chat, retrieve};
+pub use pipeline::{RetrieveResponse, RetrievedChunk, chat, retrieve};
 
 /// A request outside the limits (`query` 1–500 characters, …): the client's
 /// to fix.
@@ -80,19 +80,23 @@ pub(crate) fn ms(since: std::time::Instant) -> f64 {
 }
 
 /// A question, as `/chat` and `/retrieve` take it.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChatRequest {
     /// The question: 1–500 characters after trimming.
+    #[schema(min_length = 1, example = "What feeds VAV-1-01?")]
     pub query: String,
     /// Highlighted text (10–5000 characters): answer only from it.
     #[serde(default)]
+    #[schema(min_length = 10)]
     pub selected_text: Option<String>,
     /// Chunks to retrieve, 1–20 (default 5; at most 10 reach synthesis).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 20, example = 5)]
     pub top_k: Option<usize>,
     /// A UUID the client uses to group requests.
     #[serde(default)]
+    #[schema(format = "uuid")]
     pub session_id: Option<String>,
     /// The request's id as the transport gave it (`x-request-id`), used in
     /// the envelope, the audit log and the log lines; never read from the
@@ -102,7 +106,17 @@ pub struct ChatRequest {
 }
 
 /// `success`, `refused` or `error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum Status {
@@ -115,7 +129,17 @@ pub enum Status {
 }
 
 /// Why the pipeline abstained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    utoipa::ToSchema,
+)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum RefusalType {
@@ -155,7 +179,7 @@ impl RefusalType {
 }
 
 /// An abstention's reason.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Refusal {
     /// The standard message of the type.
     pub reason: String,
@@ -164,7 +188,7 @@ pub struct Refusal {
 }
 
 /// Execution metadata of a `/chat` response.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Metadata {
     /// A UUID per request (also in the audit log).
     pub request_id: String,
@@ -198,7 +222,7 @@ pub struct ChatResponse {
 }
 
 /// A graph fact the answer may rest on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Fact {
     /// The sentence a person reads ("VAV-2-14 is fed by AHU-2.").
     pub text: String,
@@ -216,7 +240,7 @@ pub struct Fact {
 }
 
 /// One chunk as the trace shows it (never its text).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TracedChunk {
     /// Vector point id.
     pub id: String,
@@ -250,7 +274,7 @@ pub struct TracedChunk {
 /// The measures a document answer is held to (seed rules: relevance,
 /// coverage, confidence floors), with the question's terms the quoted
 /// passages hold and those they do not.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, utoipa::ToSchema)]
 pub struct Answerability {
     /// The best chunk's similarity to the question.
     pub best: f32,
@@ -265,7 +289,7 @@ pub struct Answerability {
 }
 
 /// The retrieval decision.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, utoipa::ToSchema)]
 pub struct RetrievalTrace {
     /// `filtered`, `vanilla`, `selected_text` or `none` (no vector index).
     pub mode: String,
@@ -276,7 +300,7 @@ pub struct RetrievalTrace {
 }
 
 /// The graph-first step.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct GraphTrace {
     /// What the question asks, as detected (`upstream`, `points` …).
     pub intents: Vec<String>,
@@ -307,7 +331,7 @@ pub struct GraphTrace {
 
 /// The result of a composed graph query, as the trace shows it (eval scores
 /// it against the expected result).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct GraphAnswer {
     /// `set`, `count`, `boolean`, `grouped_count` or `value`.
     pub kind: String,
@@ -328,7 +352,7 @@ pub struct GraphAnswer {
 }
 
 /// One group of a count per group.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct GroupCount {
     /// The group node.
     pub group: String,
@@ -337,7 +361,7 @@ pub struct GroupCount {
 }
 
 /// Why this answer.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, utoipa::ToSchema)]
 pub struct Trace {
     /// The grounding of the question.
     pub grounding: Option<Grounding>,

@@ -563,16 +563,33 @@ fn trace_chunks(hits: &[Scored], selected: usize, used: &[usize]) -> Vec<TracedC
 }
 
 /// The `/retrieve` response: graph facts and chunks, no synthesis.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct RetrieveResponse {
     /// Graph facts.
     pub facts: Vec<Fact>,
     /// Chunks that reach synthesis, with text and payload fields.
-    pub chunks: Vec<serde_json::Value>,
+    pub chunks: Vec<RetrievedChunk>,
     /// The trace.
     pub trace: Trace,
     /// Request id and timing.
     pub metadata: Metadata,
+}
+
+/// A chunk that reaches synthesis, as `/retrieve` returns it.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct RetrievedChunk {
+    /// Vector point id.
+    pub id: String,
+    /// Cosine similarity to the question.
+    pub score: f32,
+    /// BM25 score, when the lexical search found it.
+    pub bm25: Option<f32>,
+    /// Reciprocal rank fusion of the vector and BM25 rankings.
+    pub fused: f32,
+    /// Fused score after the boosts.
+    pub reranked: f32,
+    /// The chunk's payload (`schemas/chunk_payload.schema.json`).
+    pub payload: crate::vector::ChunkPayload,
 }
 
 /// Retrieval only: steps 1–5.
@@ -607,17 +624,15 @@ pub async fn retrieve(
     trace.chunks = trace_chunks(&found.hits, found.selected, &[]);
     let chunks = found
         .hits
-        .iter()
+        .into_iter()
         .take(found.selected)
-        .map(|s| {
-            serde_json::json!({
-                "id": s.hit.id.to_string(),
-                "score": s.hit.score,
-                "bm25": s.bm25,
-                "fused": s.fused,
-                "reranked": s.reranked,
-                "payload": s.hit.payload,
-            })
+        .map(|s| RetrievedChunk {
+            id: s.hit.id.to_string(),
+            score: s.hit.score,
+            bm25: s.bm25,
+            fused: s.fused,
+            reranked: s.reranked,
+            payload: s.hit.payload,
         })
         .collect();
     Ok(RetrieveResponse {

@@ -30,7 +30,8 @@ pub struct HttpConfig {
 
     /// API key for every route, writes (`POST /ingest`, `DELETE
     /// /api/documents/…`) included, sent as `Authorization: Bearer KEY` or
-    /// `api-key: KEY`. With a key set, every route but `/health` needs one.
+    /// `api-key: KEY`. With a key set, every route but `/health` and
+    /// `/openapi.json` needs one.
     #[arg(long, env = "DAEMONIQ_API_KEY", hide_env_values = true)]
     pub api_key: Option<ApiKey>,
 

@@ -89,7 +89,7 @@ impl Span {
 }
 
 /// An equipment type named in the text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct EquipmentType {
     /// Haystack equipment kind (`vav`, `ahu`, `chiller` …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,7 +105,7 @@ pub struct EquipmentType {
 }
 
 /// A point type named in the text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct PointType {
     /// Haystack tags in canonical order (`discharge air temp sensor`).
     pub haystack_tags: Vec<String>,
@@ -120,7 +120,7 @@ pub struct PointType {
 }
 
 /// What an entity is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EntityKind {
     /// A node of a building model.
@@ -132,7 +132,7 @@ pub enum EntityKind {
 }
 
 /// A graph node named in the text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Entity {
     /// Its IRI.
     pub iri: String,
@@ -154,7 +154,7 @@ pub struct Entity {
 
 /// The grounding of one text: `grounding.v1` plus entities, unresolved
 /// names and `gconf`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Grounding {
     /// Always [`SCHEMA`].
     pub schema: String,

@@ -19,13 +19,23 @@ const SHAPE: &str = r#"{"query": "...", "selected_text"?: ..., "top_k"?: ..., "s
 /// The `/chat` envelope as it goes on the wire: `{status, answer, refusal,
 /// error, metadata, trace}`, `error` being the error body of the fault (or
 /// null).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[schema(as = ChatEnvelope)]
 pub struct Envelope<'a> {
+    /// `success`, `refused` or `error`.
     status: Status,
+    /// The answer contract (`schemas/answer_contract.schema.json`); null
+    /// only on error.
     answer: &'a Option<Answer>,
+    /// Why it abstained: set exactly when `status` is `refused`.
     refusal: &'a Option<Refusal>,
+    /// The error body (`schemas/error.schema.json`): set exactly when
+    /// `status` is `error`.
     error: Option<ApiError>,
+    /// Request id, timing, counts.
     metadata: &'a Metadata,
+    /// Why this answer: grounding, graph queries and facts, retrieval
+    /// decisions, chunk scores.
     trace: &'a Trace,
 }
 
@@ -54,6 +64,20 @@ pub fn envelope(resp: &ChatResponse) -> (StatusCode, Envelope<'_>) {
 
 /// Answers with the envelope; a server fault keeps the envelope and takes
 /// the status of its error code, with `Retry-After` when it has one.
+#[utoipa::path(
+    post,
+    path = "/chat",
+    tag = "answers",
+    request_body = ChatRequest,
+    responses(
+        (status = 200, description = "An answer (`status: success`) or an abstention (`status: refused`, `answer` the \"unknown\" contract, `refusal` why)", body = Envelope),
+        (status = 400, description = "`VALIDATION_FAILED`: the body is malformed or outside the limits (`query` 1-500 characters, `selected_text` 10-5000, `top_k` 1-20, `session_id` a UUID); `details` names the field", body = crate::http::error::ApiError),
+        (status = 413, description = "`PAYLOAD_TOO_LARGE`: the body is over `--max-body-bytes`", body = crate::http::error::ApiError),
+        (status = 415, description = "`UNSUPPORTED_MEDIA_TYPE`: the body is not sent as `application/json`", body = crate::http::error::ApiError),
+        (status = 500, description = "The pipeline failed (`EMBEDDING_FAILED`, `INTERNAL`): the envelope with `status: error` and the error body in `error`", body = Envelope),
+        (status = 503, description = "A backend is down or slow (`INDEX_UNAVAILABLE`, `STORE_UNAVAILABLE`, `QUERY_TIMEOUT`): the envelope with `status: error` and the error body in `error`", body = Envelope),
+    )
+)]
 pub(super) async fn chat(
     State(state): State<SharedState>,
     id: Option<Extension<RequestId>>,
@@ -71,6 +95,22 @@ pub(super) async fn chat(
     })
 }
 
+/// Retrieval only: the graph facts, the chunks that would reach synthesis
+/// and the trace; no answer.
+#[utoipa::path(
+    post,
+    path = "/retrieve",
+    tag = "answers",
+    request_body = ChatRequest,
+    responses(
+        (status = 200, description = "Facts, chunks and the trace", body = answer::RetrieveResponse),
+        (status = 400, description = "`VALIDATION_FAILED`: the body is malformed or outside the limits of `/chat`; `details` names the field", body = crate::http::error::ApiError),
+        (status = 413, description = "`PAYLOAD_TOO_LARGE`: the body is over `--max-body-bytes`", body = crate::http::error::ApiError),
+        (status = 415, description = "`UNSUPPORTED_MEDIA_TYPE`: the body is not sent as `application/json`", body = crate::http::error::ApiError),
+        (status = 500, description = "`EMBEDDING_FAILED` or `INTERNAL`: the pipeline failed", body = crate::http::error::ApiError),
+        (status = 503, description = "`INDEX_UNAVAILABLE`, `STORE_UNAVAILABLE` or `QUERY_TIMEOUT`: a backend is down or slow", body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn retrieve(
     State(state): State<SharedState>,
     id: Option<Extension<RequestId>>,

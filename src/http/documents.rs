@@ -7,12 +7,24 @@ use axum::Json;
 use axum::extract::{FromRequest, Multipart, Path, Request, State};
 use axum::http::header::CONTENT_TYPE;
 use chrono::Utc;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::SharedState;
 use super::error::{ApiError, ApiResult, ErrorCode};
-use crate::ingest::{DocOptions, DocService, Input};
+use crate::ingest::report::{IndexError, RunReport};
+use crate::ingest::{DocOptions, DocService, DocumentInfo, Input};
+
+/// Upload body limit when no document service is attached.
+const UPLOAD_LIMIT_DEFAULT: usize = 200 << 20;
+
+/// The body limit of `POST /ingest`: uploads may carry several documents;
+/// each is checked against the per-document limit by the pipeline.
+pub(super) fn upload_limit(docs: Option<&DocService>) -> usize {
+    docs.map_or(UPLOAD_LIMIT_DEFAULT, |d| {
+        usize::try_from(d.ingestor().settings().max_bytes.saturating_mul(4)).unwrap_or(usize::MAX)
+    })
+}
 
 fn service(state: &SharedState) -> ApiResult<Arc<DocService>> {
     state.docs().ok_or_else(|| {
@@ -23,21 +35,64 @@ fn service(state: &SharedState) -> ApiResult<Arc<DocService>> {
     })
 }
 
+/// The documents an index holds.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub(super) struct DocumentsResponse {
+    /// How many.
+    count: usize,
+    /// Each committed document.
+    documents: Vec<DocumentInfo>,
+}
+
+const UNAVAILABLE: &str = "`INDEX_UNAVAILABLE` (the server runs without a document index, or the index cannot be reached) or `STORE_UNAVAILABLE`";
+
 /// `GET /api/documents`: committed documents with chunk and point counts.
-pub(super) async fn list(State(state): State<SharedState>) -> ApiResult<Json<Value>> {
+#[utoipa::path(
+    get,
+    path = "/api/documents",
+    tag = "documents",
+    responses(
+        (status = 200, description = "The ingested documents", body = DocumentsResponse),
+        (status = 503, description = UNAVAILABLE, body = crate::http::error::ApiError),
+    )
+)]
+pub(super) async fn list(State(state): State<SharedState>) -> ApiResult<Json<DocumentsResponse>> {
     let docs = service(&state)?;
     let documents = docs.ingestor().documents().await?;
-    Ok(Json(json!({
-        "count": documents.len(),
-        "documents": documents,
-    })))
+    Ok(Json(DocumentsResponse {
+        count: documents.len(),
+        documents,
+    }))
+}
+
+/// A document deleted.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub(super) struct DeleteResponse {
+    /// The document's id.
+    source_id: String,
+    /// Always true: an unknown id is a 404.
+    deleted: bool,
+    /// Vector points removed.
+    points_removed: usize,
 }
 
 /// `DELETE /api/documents/{source_id}`: removes graph nodes and points.
+#[utoipa::path(
+    delete,
+    path = "/api/documents/{source_id}",
+    tag = "documents",
+    params(("source_id" = String, Path, description = "The document's id, as listed by `GET /api/documents` (hex digits)", pattern = "^[0-9a-fA-F]{1,64}$")),
+    responses(
+        (status = 200, description = "The document's points and graph nodes are gone", body = DeleteResponse),
+        (status = 400, description = "`VALIDATION_FAILED`: `source_id` is not 1 to 64 hex digits", body = crate::http::error::ApiError),
+        (status = 404, description = "`NOT_FOUND`: no document with that id", body = crate::http::error::ApiError),
+        (status = 503, description = UNAVAILABLE, body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn delete(
     State(state): State<SharedState>,
     Path(source_id): Path<String>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<DeleteResponse>> {
     let docs = service(&state)?;
     if source_id.is_empty()
         || source_id.len() > 64
@@ -48,11 +103,11 @@ pub(super) async fn delete(
         )));
     }
     match docs.ingestor().delete(&source_id).await? {
-        Some(points) => Ok(Json(json!({
-            "source_id": source_id,
-            "deleted": true,
-            "points_removed": points,
-        }))),
+        Some(points) => Ok(Json(DeleteResponse {
+            source_id,
+            deleted: true,
+            points_removed: points,
+        })),
         None => Err(ApiError::not_found(format!(
             "no document with source_id {source_id}"
         ))),
@@ -60,16 +115,52 @@ pub(super) async fn delete(
 }
 
 /// JSON body of `POST /ingest`: paths under the docs root.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct IngestPaths {
+    /// Files or directories, relative to `--docs-root` (absolute paths,
+    /// `..` and symlinks out of the root are refused).
     paths: Vec<String>,
+    /// Subject domain of the documents (default `hvac`).
     #[serde(default)]
     domain: Option<String>,
+    /// Kind of document, e.g. `manual` (default: from the file).
     #[serde(default)]
     source_type: Option<String>,
+    /// Version of the documents as given.
     #[serde(default)]
     doc_version: Option<String>,
+}
+
+/// The `multipart/form-data` body of `POST /ingest`, as [`from_multipart`]
+/// reads it part by part (it is never deserialised whole): every part with
+/// a file name is a document, stored as `uploads/<name>`.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct IngestUpload {
+    /// One part per document, each with a file name.
+    file: Vec<UploadedFile>,
+    /// Subject domain of the documents (default `hvac`).
+    domain: Option<String>,
+    /// Kind of document, e.g. `manual`.
+    source_type: Option<String>,
+    /// Version of the documents as given.
+    doc_version: Option<String>,
+}
+
+/// The bytes of one uploaded document.
+#[derive(utoipa::ToSchema)]
+#[schema(value_type = String, content_media_type = "application/octet-stream")]
+#[allow(dead_code)]
+struct UploadedFile(Vec<u8>);
+
+/// What an ingest run did.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub(super) struct IngestResponse {
+    /// The run report (`index_metadata.json`).
+    report: RunReport,
+    /// The entries of `index_errors.json`.
+    errors: Vec<IndexError>,
 }
 
 fn doc_options(
@@ -99,10 +190,27 @@ fn upload_ref(file_name: &str) -> Option<String> {
 /// `POST /ingest`: `multipart/form-data` with one or more `file` parts (and
 /// optional `domain`, `source_type`, `doc_version` parts), or JSON
 /// `{"paths": [...]}` naming files or directories under the docs root.
+#[utoipa::path(
+    post,
+    path = "/ingest",
+    tag = "documents",
+    request_body(content(
+        (IngestUpload = "multipart/form-data"),
+        (IngestPaths = "application/json"),
+    )),
+    responses(
+        (status = 200, description = "The run report; a document that failed is in `errors` and the report, not a failed request", body = IngestResponse),
+        (status = 400, description = "`VALIDATION_FAILED`: no documents, a malformed body, an unusable file name, or paths outside the docs root (`details.refused`)", body = crate::http::error::ApiError),
+        (status = 413, description = "`PAYLOAD_TOO_LARGE`: the body is over the upload limit", body = crate::http::error::ApiError),
+        (status = 415, description = "`UNSUPPORTED_MEDIA_TYPE`: neither `multipart/form-data` nor `application/json`", body = crate::http::error::ApiError),
+        (status = 500, description = "`EMBEDDING_FAILED` or `INTERNAL`", body = crate::http::error::ApiError),
+        (status = 503, description = UNAVAILABLE, body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn ingest(
     State(state): State<SharedState>,
     req: Request,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<IngestResponse>> {
     let docs = service(&state)?;
     let content_type = req
         .headers()
@@ -129,18 +237,17 @@ pub(super) async fn ingest(
     let grounder = state.grounder();
     let report = docs.ingest(&grounder, inputs, &opts, &|_| {}).await?;
     state.metrics.ingested(&report.counts);
-    Ok(Json(json!({
-        "report": report,
-        "errors": report.errors,
-    })))
+    Ok(Json(IngestResponse {
+        errors: report.errors.clone(),
+        report,
+    }))
 }
 
 async fn from_paths(docs: &DocService, req: Request) -> ApiResult<(Vec<Input>, DocOptions)> {
-    let bytes = axum::body::Bytes::from_request(req, &())
-        .await
-        .map_err(|e| {
-            ApiError::invalid(format!("cannot read the request body: {}", e.body_text()))
-        })?;
+    let bytes = super::body(
+        axum::body::Bytes::from_request(req, &()).await,
+        upload_limit(Some(docs)),
+    )?;
     let body: IngestPaths = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::invalid(format!("invalid JSON body: {e}")))?;
     let mut resolved = Vec::new();

@@ -23,7 +23,7 @@ const RETRY_UNAVAILABLE_SECS: u64 = 5;
 const RETRY_TIMEOUT_SECS: u64 = 1;
 
 /// Stable, machine-readable error codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::VariantArray)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::VariantArray, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     /// A request parameter or body failed validation.
@@ -96,7 +96,7 @@ impl ErrorCode {
 }
 
 /// An error as the HTTP API returns it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct ApiError {
     /// Stable code.
     pub code: ErrorCode,

@@ -16,11 +16,27 @@ pub const MAX_TEXT_CHARS: usize = 5000;
 const SHAPE: &str = r#"{"text": "..."}"#;
 
 /// Body of `POST /api/ground`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
 pub(super) struct GroundRequest {
+    /// The text: 1 to 5000 characters after trimming.
+    #[schema(min_length = 1, example = "discharge air temperature of AHU-1")]
     text: String,
 }
 
+/// The grounding of a text: equipment and point types, tags, graph nodes.
+#[utoipa::path(
+    post,
+    path = "/api/ground",
+    tag = "answers",
+    request_body = GroundRequest,
+    responses(
+        (status = 200, description = "`grounding.v1`", body = Grounding),
+        (status = 400, description = "`VALIDATION_FAILED`: the body is not `{\"text\": ...}` or the text is empty or over 5000 characters", body = crate::http::error::ApiError),
+        (status = 413, description = "`PAYLOAD_TOO_LARGE`: the body is over `--max-body-bytes`", body = crate::http::error::ApiError),
+        (status = 415, description = "`UNSUPPORTED_MEDIA_TYPE`: the body is not sent as `application/json`", body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn ground(
     State(state): State<SharedState>,
     body: Result<Json<GroundRequest>, JsonRejection>,

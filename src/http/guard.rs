@@ -3,8 +3,8 @@
 //!
 //! Keys (`--api-key`, `--read-only-api-key`): with none configured, every
 //! route is open (loopback use; `serve` refuses other addresses without a
-//! key). With keys, every route but `/health` needs one; the read-only key
-//! opens the read routes only. Keys are compared in constant time
+//! key). With keys, every route but `/health` and `/openapi.json` needs
+//! one; the read-only key opens the read routes only. Keys are compared in constant time
 //! ([`ApiKey::matches`]) and never logged: a client is logged and rate
 //! limited by its key's fingerprint or its address.
 //!
@@ -109,7 +109,7 @@ impl Pool {
 /// What a route lets a caller do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// No key needed (`/health`).
+    /// No key needed (`/health`, `/openapi.json`).
     Public,
     /// Either key.
     Read,
@@ -118,10 +118,12 @@ pub enum Access {
 }
 
 /// The access a request needs: writes are `POST /ingest` and `DELETE` of a
-/// document; everything else reads. `/health` is public, and so is
-/// `/metrics` when `metrics_public`.
+/// document; everything else reads. `/health` and `/openapi.json` are
+/// public, and so is `/metrics` when `metrics_public`. `path` may be a
+/// route's template (`/api/documents/{source_id}`): the OpenAPI document
+/// asks the same question.
 pub fn access(method: &Method, path: &str, metrics_public: bool) -> Access {
-    if path == "/health" || (metrics_public && path == "/metrics") {
+    if path == "/health" || path == "/openapi.json" || (metrics_public && path == "/metrics") {
         Access::Public
     } else if (method == Method::POST && path == "/ingest")
         || (method == Method::DELETE && path.starts_with("/api/documents/"))
@@ -133,10 +135,29 @@ pub fn access(method: &Method, path: &str, metrics_public: bool) -> Access {
 }
 
 /// The route group a path's rate limit counts in, if it has one.
-fn limited_group(path: &str) -> Option<&'static str> {
+pub fn limited_group(path: &str) -> Option<&'static str> {
     ["/chat", "/retrieve", "/sparql", "/ingest"]
         .into_iter()
         .find(|g| path == *g)
+}
+
+/// The bounded pools requests run through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooled {
+    /// SPARQL evaluations (`--max-concurrent-queries`).
+    Queries,
+    /// Questions (`--max-concurrent-answers`).
+    Answers,
+}
+
+/// The pool a path's requests wait in, if any: shed with 503 `OVERLOADED`
+/// when its queue is full.
+pub fn pooled(path: &str) -> Option<Pooled> {
+    match path {
+        "/sparql" => Some(Pooled::Queries),
+        "/chat" | "/retrieve" => Some(Pooled::Answers),
+        _ => None,
+    }
 }
 
 /// The key a request carries: `Authorization: Bearer KEY` or `api-key: KEY`.
@@ -305,11 +326,10 @@ pub async fn guard(State(guard): State<Arc<Guard>>, mut req: Request, next: Next
             return refuse(req, e).await;
         }
     }
-    let pool = match path.as_str() {
-        "/sparql" => Some(&guard.queries),
-        "/chat" | "/retrieve" => Some(&guard.answers),
-        _ => None,
-    };
+    let pool = pooled(&path).map(|p| match p {
+        Pooled::Queries => &guard.queries,
+        Pooled::Answers => &guard.answers,
+    });
     let _permit = match pool {
         Some(pool) => match pool.enter().await {
             Ok(permit) => Some(permit),
@@ -393,6 +413,7 @@ mod tests {
     #[test]
     fn routes_are_read_write_or_public() {
         assert_eq!(access(&Method::GET, "/health", false), Access::Public);
+        assert_eq!(access(&Method::GET, "/openapi.json", false), Access::Public);
         assert_eq!(access(&Method::POST, "/ingest", false), Access::Write);
         assert_eq!(
             access(&Method::DELETE, "/api/documents/abc", false),

@@ -8,7 +8,7 @@ use axum::extract::State;
 use serde::Serialize;
 
 /// Liveness and what is loaded.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct HealthResponse {
     status: &'static str,
     version: &'static str,
@@ -21,7 +21,7 @@ pub struct HealthResponse {
     uptime_s: u64,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct IndexSummary {
     backend: &'static str,
     model: String,
@@ -29,12 +29,23 @@ struct IndexSummary {
     points: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 struct TopologySummary {
     nodes: usize,
     edges: usize,
 }
 
+/// Liveness: what is loaded and how big it is. Public, also when API keys
+/// are set.
+#[utoipa::path(
+    get,
+    path = "/health",
+    tag = "service",
+    responses(
+        (status = 200, description = "The server is up", body = HealthResponse),
+        (status = 503, description = "`STORE_UNAVAILABLE` or `INDEX_UNAVAILABLE`: the graph store or the vector index cannot be read", body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn health(State(state): State<SharedState>) -> ApiResult<Json<HealthResponse>> {
     let topology = state.topology();
     let vector_index = match state.docs() {

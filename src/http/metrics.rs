@@ -256,6 +256,17 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next
 }
 
 /// `GET /metrics`.
+/// Prometheus / OpenMetrics text. With API keys it needs one, unless the
+/// server runs with `--metrics-public`.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "service",
+    responses(
+        (status = 200, description = "The metrics", content((String = "application/openmetrics-text"))),
+        (status = 503, description = "`STORE_UNAVAILABLE` or `INDEX_UNAVAILABLE`: the store's triples or the index's points cannot be counted", body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn metrics(State(state): State<SharedState>) -> ApiResult<Response> {
     let m = &state.metrics;
     m.triples

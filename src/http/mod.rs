@@ -8,6 +8,7 @@ mod ground;
 pub mod guard;
 mod health;
 pub mod metrics;
+pub mod openapi;
 pub mod request_id;
 mod schema;
 pub mod sparql;
@@ -18,7 +19,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::http::{HeaderName, HeaderValue, Method};
-use axum::routing::{delete, get, post};
+use axum::routing::{MethodRouter, delete, get, post};
 use error::{ApiError, ApiResult};
 
 use std::sync::Arc;
@@ -30,41 +31,80 @@ use tower_http::trace::TraceLayer;
 /// Response header set when `--max-rows` cut a SPARQL result.
 pub const TRUNCATED_HEADER: &str = "x-daemoniq-truncated";
 
-/// Upload body limit when no document service is attached.
-const UPLOAD_LIMIT_DEFAULT: usize = 200 << 20;
-
 /// Shared state as handlers see it.
 pub type SharedState = Arc<AppState>;
+
+/// One operation the router serves.
+pub struct Route {
+    /// The path template, written alike by axum and OpenAPI.
+    pub path: &'static str,
+    /// The method.
+    pub method: Method,
+    /// The handler, given the upload body limit.
+    handler: fn(usize) -> MethodRouter<SharedState>,
+}
+
+impl Route {
+    const fn new(
+        path: &'static str,
+        method: Method,
+        handler: fn(usize) -> MethodRouter<SharedState>,
+    ) -> Self {
+        Self {
+            path,
+            method,
+            handler,
+        }
+    }
+}
+
+/// Every operation the router serves: [`router`] is built from this list,
+/// and the OpenAPI test checks that the document describes each one and no
+/// other (tests/integration/openapi.rs).
+pub static ROUTES: [Route; 18] = [
+    Route::new("/health", Method::GET, |_| get(health::health)),
+    Route::new("/openapi.json", Method::GET, |_| get(openapi::serve)),
+    Route::new("/sparql", Method::GET, |_| get(sparql::get_query)),
+    Route::new("/sparql", Method::POST, |_| post(sparql::post_query)),
+    Route::new("/api/schema/classes", Method::GET, |_| get(schema::classes)),
+    Route::new("/api/schema/class", Method::GET, |_| get(schema::class)),
+    Route::new("/api/schema/tags", Method::GET, |_| get(schema::tags)),
+    Route::new("/api/topology/node", Method::GET, |_| get(topology::node)),
+    Route::new("/api/topology/upstream", Method::GET, |_| {
+        get(topology::upstream)
+    }),
+    Route::new("/api/topology/downstream", Method::GET, |_| {
+        get(topology::downstream)
+    }),
+    Route::new("/api/topology/subgraph", Method::GET, |_| {
+        get(topology::subgraph)
+    }),
+    Route::new("/ingest", Method::POST, |upload| {
+        post(documents::ingest).layer(DefaultBodyLimit::max(upload))
+    }),
+    Route::new("/api/documents", Method::GET, |_| get(documents::list)),
+    Route::new("/api/documents/{source_id}", Method::DELETE, |_| {
+        delete(documents::delete)
+    }),
+    Route::new("/api/ground", Method::POST, |_| post(ground::ground)),
+    Route::new("/chat", Method::POST, |_| post(chat::chat)),
+    Route::new("/retrieve", Method::POST, |_| post(chat::retrieve)),
+    Route::new("/metrics", Method::GET, |_| get(metrics::metrics)),
+];
 
 /// The router with every route and middleware.
 pub fn router(state: SharedState) -> Router {
     let cors = cors_layer(&state.http.cors_origins);
     let max_body = state.http.max_body_bytes;
-    // Uploads may carry several documents; each is checked against the
-    // per-document limit by the pipeline.
-    let max_upload = state.docs().map_or(UPLOAD_LIMIT_DEFAULT, |d| {
-        usize::try_from(d.ingestor().settings().max_bytes.saturating_mul(4)).unwrap_or(usize::MAX)
-    });
-    Router::new()
-        .route("/health", get(health::health))
-        .route("/sparql", get(sparql::get_query).post(sparql::post_query))
-        .route("/api/schema/classes", get(schema::classes))
-        .route("/api/schema/class", get(schema::class))
-        .route("/api/schema/tags", get(schema::tags))
-        .route("/api/topology/node", get(topology::node))
-        .route("/api/topology/upstream", get(topology::upstream))
-        .route("/api/topology/downstream", get(topology::downstream))
-        .route("/api/topology/subgraph", get(topology::subgraph))
-        .route(
-            "/ingest",
-            post(documents::ingest).layer(DefaultBodyLimit::max(max_upload)),
-        )
-        .route("/api/documents", get(documents::list))
-        .route("/api/documents/{source_id}", delete(documents::delete))
-        .route("/api/ground", post(ground::ground))
-        .route("/chat", post(chat::chat))
-        .route("/retrieve", post(chat::retrieve))
-        .route("/metrics", get(metrics::metrics))
+    let max_upload = documents::upload_limit(state.docs().as_deref());
+    // Built now, so that a document that cannot be built fails the start
+    // rather than a request.
+    openapi::json_text(&state.http);
+    let mut routes = Router::new();
+    for route in &ROUTES {
+        routes = routes.route(route.path, (route.handler)(max_upload));
+    }
+    routes
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(axum::middleware::from_fn_with_state(

@@ -44,6 +44,35 @@ fn accept(headers: &HeaderMap) -> Option<&str> {
     headers.get(header::ACCEPT).and_then(|v| v.to_str().ok())
 }
 
+/// A SPARQL 1.1 Protocol query, read-only, with the query in the URL.
+#[utoipa::path(
+    get,
+    path = "/sparql",
+    tag = "sparql",
+    operation_id = "sparql_get",
+    params(
+        ("query" = String, Query, description = "The SPARQL query", example = "SELECT ?s ?label WHERE { ?s <http://www.w3.org/2000/01/rdf-schema#label> ?label } LIMIT 5"),
+        ("default-graph-uri" = Option<Vec<String>>, Query, description = "A graph of the default graph (repeatable); without it and without `FROM`, the default graph is the union of all graphs"),
+        ("named-graph-uri" = Option<Vec<String>>, Query, description = "A named graph of the dataset (repeatable)"),
+    ),
+    responses(
+        (status = 200, description = "SELECT and ASK results as `application/sparql-results+json` (the default), `+xml`, `text/csv` or `text/tab-separated-values`; CONSTRUCT and DESCRIBE as `text/turtle` (the default) or `application/n-triples`, by the `Accept` header",
+            headers(("x-daemoniq-truncated" = String, description = "`true` when `--max-rows` cut the result")),
+            content(
+                (crate::http::openapi::SparqlJsonResults = "application/sparql-results+json"),
+                (String = "application/sparql-results+xml"),
+                (String = "text/csv"),
+                (String = "text/tab-separated-values"),
+                (String = "text/turtle"),
+                (String = "application/n-triples"),
+            )
+        ),
+        (status = 400, description = "`MALFORMED_QUERY` (the parser's message and position), `QUERY_FAILED`, `QUERY_TOO_EXPENSIVE` (a shape the time limit cannot stop, with what to change) or `VALIDATION_FAILED` (no `query`, or more than one)", body = crate::http::error::ApiError),
+        (status = 403, description = "`UPDATE_FORBIDDEN` (SPARQL Update, however sent) or `SERVICE_FORBIDDEN` (a `SERVICE` clause)", body = crate::http::error::ApiError),
+        (status = 406, description = "`NOT_ACCEPTABLE`: no format in `Accept` can carry the result; `details.supported` lists those that can", body = crate::http::error::ApiError),
+        (status = 503, description = "`QUERY_TIMEOUT` (over `--query-timeout`, its time in the queue included) or `STORE_UNAVAILABLE`", body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn get_query(
     State(state): State<SharedState>,
     arrived: Option<Extension<Arrived>>,
@@ -58,6 +87,40 @@ pub(super) async fn get_query(
     result.into_response()
 }
 
+/// A SPARQL 1.1 Protocol query, read-only, form-encoded or as the body.
+#[utoipa::path(
+    post,
+    path = "/sparql",
+    tag = "sparql",
+    operation_id = "sparql_post",
+    params(
+        ("default-graph-uri" = Option<Vec<String>>, Query, description = "A graph of the default graph (repeatable); without it and without `FROM`, the default graph is the union of all graphs"),
+        ("named-graph-uri" = Option<Vec<String>>, Query, description = "A named graph of the dataset (repeatable)"),
+    ),
+    request_body(content(
+        (crate::http::openapi::SparqlForm = "application/x-www-form-urlencoded"),
+        (String = "application/sparql-query", example = "ASK { ?s ?p ?o }"),
+    )),
+    responses(
+        (status = 200, description = "SELECT and ASK results as `application/sparql-results+json` (the default), `+xml`, `text/csv` or `text/tab-separated-values`; CONSTRUCT and DESCRIBE as `text/turtle` (the default) or `application/n-triples`, by the `Accept` header",
+            headers(("x-daemoniq-truncated" = String, description = "`true` when `--max-rows` cut the result")),
+            content(
+                (crate::http::openapi::SparqlJsonResults = "application/sparql-results+json"),
+                (String = "application/sparql-results+xml"),
+                (String = "text/csv"),
+                (String = "text/tab-separated-values"),
+                (String = "text/turtle"),
+                (String = "application/n-triples"),
+            )
+        ),
+        (status = 400, description = "`MALFORMED_QUERY` (the parser's message and position), `QUERY_FAILED`, `QUERY_TOO_EXPENSIVE` (a shape the time limit cannot stop, with what to change) or `VALIDATION_FAILED` (no `query`, or more than one)", body = crate::http::error::ApiError),
+        (status = 403, description = "`UPDATE_FORBIDDEN` (SPARQL Update, however sent) or `SERVICE_FORBIDDEN` (a `SERVICE` clause)", body = crate::http::error::ApiError),
+        (status = 406, description = "`NOT_ACCEPTABLE`: no format in `Accept` can carry the result; `details.supported` lists those that can", body = crate::http::error::ApiError),
+        (status = 413, description = "`PAYLOAD_TOO_LARGE`: the body is over `--max-body-bytes`", body = crate::http::error::ApiError),
+        (status = 415, description = "`UNSUPPORTED_MEDIA_TYPE`: neither `application/sparql-query` nor `application/x-www-form-urlencoded`", body = crate::http::error::ApiError),
+        (status = 503, description = "`QUERY_TIMEOUT` (over `--query-timeout`, its time in the queue included) or `STORE_UNAVAILABLE`", body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn post_query(
     State(state): State<SharedState>,
     arrived: Option<Extension<Arrived>>,

@@ -13,9 +13,27 @@ const MAX_DEPTH: usize = 64;
 /// Deepest subgraph a request may ask for (it grows fast).
 const MAX_SUBGRAPH_DEPTH: usize = 6;
 
-#[derive(Debug, Deserialize)]
-pub(super) struct NodeParams {
+/// The node a request is about.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(super) struct IdParams {
+    /// An IRI, a `prefix:local` name or a unique label (`AHU-1`,
+    /// case-insensitive).
+    #[param(example = "AHU-1")]
     id: String,
+}
+
+/// A walk from a node.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(super) struct NodeParams {
+    /// An IRI, a `prefix:local` name or a unique label (`AHU-1`,
+    /// case-insensitive).
+    #[param(example = "AHU-1")]
+    id: String,
+    /// Hops to follow: 1 to 64 for up- and downstream (default 64), 1 to 6
+    /// for a subgraph (default 1).
+    #[param(minimum = 1, maximum = 64, example = 2)]
     depth: Option<usize>,
 }
 
@@ -49,15 +67,28 @@ fn depth(requested: Option<usize>, default: usize, max: usize) -> ApiResult<usiz
 }
 
 /// A node and its direct relations.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(super) struct NodeResponse {
     node: NodeView,
     edges: Vec<EdgeView>,
 }
 
+/// A node and its direct relations.
+#[utoipa::path(
+    get,
+    path = "/api/topology/node",
+    tag = "topology",
+    params(IdParams),
+    responses(
+        (status = 200, description = "The node and its edges", body = NodeResponse),
+        (status = 400, description = "`VALIDATION_FAILED`: `id` is missing or a parameter does not parse", body = crate::http::error::ApiError),
+        (status = 404, description = "`NOT_FOUND`: no node with that IRI or label", body = crate::http::error::ApiError),
+        (status = 409, description = "`AMBIGUOUS_NODE`: the label names several nodes; `details.candidates` lists them", body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn node(
     State(state): State<SharedState>,
-    q: Result<Query<NodeParams>, QueryRejection>,
+    q: Result<Query<IdParams>, QueryRejection>,
 ) -> ApiResult<Json<NodeResponse>> {
     let p = params(q)?;
     let topology = state.topology();
@@ -69,7 +100,7 @@ pub(super) async fn node(
 }
 
 /// A traversal result.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(super) struct TraversalResponse {
     node: NodeView,
     direction: &'static str,
@@ -98,6 +129,19 @@ async fn traversal(
     }))
 }
 
+/// Everything that transitively feeds a node.
+#[utoipa::path(
+    get,
+    path = "/api/topology/upstream",
+    tag = "topology",
+    params(NodeParams),
+    responses(
+        (status = 200, description = "The nodes reached, with their distance", body = TraversalResponse),
+        (status = 400, description = "`VALIDATION_FAILED`: `id` is missing, a parameter does not parse, or `depth` is out of range", body = crate::http::error::ApiError),
+        (status = 404, description = "`NOT_FOUND`: no node with that IRI or label", body = crate::http::error::ApiError),
+        (status = 409, description = "`AMBIGUOUS_NODE`: the label names several nodes; `details.candidates` lists them", body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn upstream(
     State(state): State<SharedState>,
     q: Result<Query<NodeParams>, QueryRejection>,
@@ -105,6 +149,19 @@ pub(super) async fn upstream(
     traversal(state, params(q)?, true).await
 }
 
+/// Everything a node transitively feeds.
+#[utoipa::path(
+    get,
+    path = "/api/topology/downstream",
+    tag = "topology",
+    params(NodeParams),
+    responses(
+        (status = 200, description = "The nodes reached, with their distance", body = TraversalResponse),
+        (status = 400, description = "`VALIDATION_FAILED`: `id` is missing, a parameter does not parse, or `depth` is out of range", body = crate::http::error::ApiError),
+        (status = 404, description = "`NOT_FOUND`: no node with that IRI or label", body = crate::http::error::ApiError),
+        (status = 409, description = "`AMBIGUOUS_NODE`: the label names several nodes; `details.candidates` lists them", body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn downstream(
     State(state): State<SharedState>,
     q: Result<Query<NodeParams>, QueryRejection>,
@@ -113,7 +170,7 @@ pub(super) async fn downstream(
 }
 
 /// Nodes and edges for drawing.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(super) struct SubgraphResponse {
     root: String,
     depth: usize,
@@ -121,6 +178,19 @@ pub(super) struct SubgraphResponse {
     edges: Vec<EdgeView>,
 }
 
+/// The nodes and edges around a node, for drawing.
+#[utoipa::path(
+    get,
+    path = "/api/topology/subgraph",
+    tag = "topology",
+    params(NodeParams),
+    responses(
+        (status = 200, description = "Nodes and edges within `depth` hops", body = SubgraphResponse),
+        (status = 400, description = "`VALIDATION_FAILED`: `id` is missing, a parameter does not parse, or `depth` is out of range", body = crate::http::error::ApiError),
+        (status = 404, description = "`NOT_FOUND`: no node with that IRI or label", body = crate::http::error::ApiError),
+        (status = 409, description = "`AMBIGUOUS_NODE`: the label names several nodes; `details.candidates` lists them", body = crate::http::error::ApiError),
+    )
+)]
 pub(super) async fn subgraph(
     State(state): State<SharedState>,
     q: Result<Query<NodeParams>, QueryRejection>,

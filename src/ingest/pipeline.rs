@@ -136,7 +136,7 @@ fn too_large(len: u64, max: u64) -> String {
 }
 
 /// A document as listed by `GET /api/documents`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
 pub struct DocumentInfo {
     /// Stable id.
     pub source_id: String,

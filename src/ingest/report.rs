@@ -13,7 +13,7 @@ pub const METADATA_FILE: &str = "index_metadata.json";
 pub const ERRORS_FILE: &str = "index_errors.json";
 
 /// What happened to one document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DocStatus {
     /// Indexed for the first time.
@@ -27,7 +27,7 @@ pub enum DocStatus {
 }
 
 /// A chunk found to repeat a chunk of another document.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Duplicate {
     /// Chunk index in this document.
     pub chunk_index: usize,
@@ -42,7 +42,7 @@ pub struct Duplicate {
 }
 
 /// Milliseconds spent per stage of one document.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Timings {
     /// Text extraction.
     pub extract_ms: f64,
@@ -61,7 +61,7 @@ pub struct Timings {
 }
 
 /// One document of a run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct DocReport {
     /// Relative path.
     pub source_ref: String,
@@ -84,7 +84,7 @@ pub struct DocReport {
 }
 
 /// One entry of `index_errors.json`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct IndexError {
     /// Relative path of the file.
     pub file: String,
@@ -95,7 +95,7 @@ pub struct IndexError {
 }
 
 /// The model section of the metadata.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct ModelInfo {
     /// Model id.
     pub id: String,
@@ -110,7 +110,7 @@ pub struct ModelInfo {
 }
 
 /// Totals of a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Counts {
     /// Documents given.
     pub documents: usize,
@@ -135,7 +135,7 @@ pub struct Counts {
 }
 
 /// `index_metadata.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct RunReport {
     /// Run start.
     pub started_at: DateTime<Utc>,

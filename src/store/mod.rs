@@ -128,6 +128,7 @@ impl QueryOutput {
     serde::Deserialize,
     strum::IntoStaticStr,
     strum::EnumString,
+    utoipa::ToSchema,
 )]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
@@ -153,7 +154,7 @@ impl GraphKind {
 }
 
 /// Bookkeeping about one loaded source file and its named graph.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
 pub struct SourceRecord {
     /// Named graph IRI.
     pub graph: String,

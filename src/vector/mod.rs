@@ -115,7 +115,7 @@ pub(crate) fn group_sources(
 /// The payload of one chunk point (docs/ARCHITECTURE.md § Chunk payload).
 ///
 /// Arrays are never null; `source_ref` is always relative.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ChunkPayload {
     /// Stable id of the source document (derived from its relative path).
     pub source_id: String,
@@ -169,7 +169,7 @@ pub struct ChunkPoint {
 
 /// `should` (match-any) conditions on the indexed payload fields. A point
 /// matches when any listed value of any field is among its values.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct MatchAny {
     /// Graph ids.
     pub graph_ids: Vec<String>,

@@ -14,6 +14,7 @@ mod ground;
 mod import;
 mod ingest;
 mod missing_data;
+mod openapi;
 mod remote_store;
 mod remote_vectors;
 mod schema_api;
