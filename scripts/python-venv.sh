@@ -3,8 +3,11 @@
 # pinned packages of scripts/requirements.txt from PyPI. Prints the venv's
 # python. Idempotent: the venv is (re)made only when it is missing, broken or
 # was made from other pins, so a warm machine pays one interpreter start.
+# Another requirements file, given as the argument, gets a venv of its own
+# beside that one, named for the file (requirements-NAME.txt -> venv-NAME).
 #
 #   py="$(bash scripts/python-venv.sh)"; "$py" scripts/check_goldens.py
+#   py="$(bash scripts/python-venv.sh scripts/requirements-schemathesis.txt)"
 #
 #   DAEMONIQ_VENV     where the venv goes (default: ${XDG_CACHE_HOME:-~/.cache}/daemoniq/venv)
 #   PYTHON            the interpreter it is made from (default: python3)
@@ -14,7 +17,11 @@ cd "$(dirname "$0")/.."
 
 VENV="${DAEMONIQ_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/daemoniq/venv}"
 PYTHON="${PYTHON:-python3}"
-REQUIREMENTS=scripts/requirements.txt
+REQUIREMENTS="${1:-scripts/requirements.txt}"
+if [ "$REQUIREMENTS" != scripts/requirements.txt ]; then
+  name="$(basename "$REQUIREMENTS" .txt)"
+  VENV="$VENV-${name#requirements-}"
+fi
 STAMP="$VENV/daemoniq-requirements.sha256"
 
 log() { printf 'python-venv: %s\n' "$*" >&2; }

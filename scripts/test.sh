@@ -47,6 +47,9 @@ if [ -n "$union_url" ]; then
     cargo test --locked --test integration remote_store
 fi
 
+echo "== schemathesis against /openapi.json (the debug build, each API key)"
+bash scripts/schemathesis.sh "$CARGO_TARGET_DIR/debug/daemoniq"
+
 echo "== daemoniq validate (demo campus)"
 "$CARGO_TARGET_DIR/debug/daemoniq" --memory validate
 
