@@ -49,7 +49,8 @@ fi
 # Seeds: a file copied once into the target's corpus under its sha256, so
 # re-seeding never duplicates. `prefix` is the byte(s) a target reads first.
 seed() {
-  local target="$1" prefix="$2" file="$3" dir="$corpus_root/$target" tmp
+  local target="$1" prefix="$2" file="$3" dir tmp
+  dir="$corpus_root/$target"
   [ -f "$file" ] || return 0
   mkdir -p "$dir"
   tmp="$(mktemp)"
@@ -57,7 +58,8 @@ seed() {
   mv "$tmp" "$dir/seed-$(sha256sum "$tmp" | cut -c1-16)"
 }
 seed_text() {
-  local target="$1" text="$2" dir="$corpus_root/$target"
+  local target="$1" text="$2" dir
+  dir="$corpus_root/$target"
   mkdir -p "$dir"
   printf '%b' "$text" >"$dir/seed-$(printf '%b' "$text" | sha256sum | cut -c1-16)"
 }
