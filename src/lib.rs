@@ -11,6 +11,7 @@ pub mod backends;
 pub mod config;
 pub mod embed;
 pub mod eval;
+pub mod explore;
 pub mod ground;
 pub mod http;
 pub mod import;

@@ -115,6 +115,40 @@ pub struct ClassDetail {
     pub deprecated: bool,
     /// Number of instances in the loaded building models.
     pub instance_count: usize,
+    /// Instances of the class and of its subclasses in the loaded building
+    /// models, by IRI, at most [`MAX_INSTANCES`].
+    pub instances: Vec<InstanceRef>,
+}
+
+/// Most instances a class detail lists.
+pub const MAX_INSTANCES: usize = 500;
+
+/// An instance of a class.
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+pub struct InstanceRef {
+    /// IRI.
+    pub iri: String,
+    /// `prefix:local` form.
+    pub curie: String,
+    /// Label, if any.
+    pub label: Option<String>,
+}
+
+/// A class and all its subclasses, at most `max`.
+fn descendants(ontology: &Ontology, class: &str, max: usize) -> Vec<String> {
+    let mut seen = BTreeSet::from([class.to_owned()]);
+    let mut queue = std::collections::VecDeque::from([class.to_owned()]);
+    while let Some(c) = queue.pop_front() {
+        for child in ontology.children(&c) {
+            if seen.len() >= max {
+                return seen.into_iter().collect();
+            }
+            if seen.insert(child.clone()) {
+                queue.push_back(child.clone());
+            }
+        }
+    }
+    seen.into_iter().collect()
 }
 
 /// Everything the Ontology UI shows about one class.
@@ -153,6 +187,19 @@ pub async fn class_detail(
         store,
         format!(
             "{PREFIXES}SELECT (COUNT(DISTINCT ?n) AS ?c) WHERE {{ ?n a <{iri}> ; dq:sourceSha ?s }}"
+        ),
+    )
+    .await?;
+    let classes: String = descendants(ontology, iri, 4096)
+        .iter()
+        .map(|c| format!("<{c}> "))
+        .collect();
+    let instance_rows = select(
+        store,
+        format!(
+            "{PREFIXES}SELECT ?n (SAMPLE(?l) AS ?label) WHERE {{
+               VALUES ?c {{ {classes}}} ?n a ?c ; dq:sourceSha ?s . OPTIONAL {{ ?n rdfs:label ?l }}
+             }} GROUP BY ?n ORDER BY ?n LIMIT {MAX_INSTANCES}"
         ),
     )
     .await?;
@@ -200,6 +247,14 @@ pub async fn class_detail(
             .and_then(|r| r.str("c"))
             .and_then(|c| c.parse().ok())
             .unwrap_or(0),
+        instances: instance_rows
+            .iter()
+            .map(|r| InstanceRef {
+                iri: r.string("n"),
+                curie: vocab::compact(&r.string("n")),
+                label: r.str("label").map(str::to_owned),
+            })
+            .collect(),
     }))
 }
 

@@ -18,10 +18,12 @@ pub async fn serve(cli: &Cli, args: &ServeArgs) -> Result<ExitCode> {
     if answer.audit_log.is_none() && !cli.memory {
         answer.audit_log = Some(cli.data_dir.join("audit.jsonl"));
     }
+    let mut http = args.http.clone();
+    http.ui_vendor_dir = Some(super::assets(cli).dir().join("ui-vendor"));
     let state = AppState::open(AppParts {
         store,
         snapshot,
-        http: args.http.clone(),
+        http,
         docs: Some(Arc::new(docs)),
         answer,
     })?;

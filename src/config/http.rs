@@ -73,6 +73,17 @@ pub struct HttpConfig {
     /// once with 503 `OVERLOADED` and `Retry-After`.
     #[arg(long, env = "DAEMONIQ_MAX_QUEUED", default_value_t = HttpConfig::MAX_QUEUED)]
     pub max_queued: usize,
+
+    /// Serve the web UI's own files from this directory (the repository's
+    /// `ui/`) instead of the copy compiled into the binary: for working on
+    /// the UI without rebuilding.
+    #[arg(long, env = "DAEMONIQ_UI_DIR")]
+    pub ui_dir: Option<std::path::PathBuf>,
+
+    /// Where the UI's third-party libraries are: the asset cache's
+    /// `ui-vendor/`, set by `serve` from `--assets-dir`.
+    #[arg(skip)]
+    pub ui_vendor_dir: Option<std::path::PathBuf>,
 }
 
 /// An API key: never printed (its `Debug` is redacted), compared in
@@ -166,6 +177,8 @@ impl Default for HttpConfig {
             max_concurrent_queries: Self::MAX_CONCURRENT,
             max_concurrent_answers: Self::MAX_CONCURRENT,
             max_queued: Self::MAX_QUEUED,
+            ui_dir: None,
+            ui_vendor_dir: None,
         }
     }
 }

@@ -109,7 +109,7 @@ impl Pool {
 /// What a route lets a caller do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// No key needed (`/health`, `/openapi.json`).
+    /// No key needed (`/health`, `/openapi.json`, the UI's files).
     Public,
     /// Either key.
     Read,
@@ -117,13 +117,24 @@ pub enum Access {
     Write,
 }
 
+/// `/`, `/ui` and everything under `/ui/`: the web UI's static files.
+fn is_ui_path(path: &str) -> bool {
+    path == "/" || path == "/ui" || path.starts_with("/ui/")
+}
+
 /// The access a request needs: writes are `POST /ingest` and `DELETE` of a
-/// document; everything else reads. `/health` and `/openapi.json` are
-/// public, and so is `/metrics` when `metrics_public`. `path` may be a
+/// document; everything else reads. `/health`, `/openapi.json` and the web
+/// UI's files (`/`, `/ui/…`: the page asks for a key when an API call it
+/// makes answers 401) are public, and so is `/metrics` when
+/// `metrics_public`. `path` may be a
 /// route's template (`/api/documents/{source_id}`): the OpenAPI document
 /// asks the same question.
 pub fn access(method: &Method, path: &str, metrics_public: bool) -> Access {
-    if path == "/health" || path == "/openapi.json" || (metrics_public && path == "/metrics") {
+    if path == "/health"
+        || path == "/openapi.json"
+        || (metrics_public && path == "/metrics")
+        || (method == Method::GET && is_ui_path(path))
+    {
         Access::Public
     } else if (method == Method::POST && path == "/ingest")
         || (method == Method::DELETE && path.starts_with("/api/documents/"))
@@ -424,6 +435,11 @@ mod tests {
         assert_eq!(access(&Method::POST, "/chat", false), Access::Read);
         assert_eq!(access(&Method::GET, "/metrics", false), Access::Read);
         assert_eq!(access(&Method::GET, "/metrics", true), Access::Public);
+        assert_eq!(access(&Method::GET, "/", false), Access::Public);
+        assert_eq!(access(&Method::GET, "/ui/js/app.js", false), Access::Public);
+        assert_eq!(access(&Method::POST, "/ui/x", false), Access::Read);
+        assert_eq!(access(&Method::GET, "/uix", false), Access::Read);
+        assert_eq!(access(&Method::GET, "/api/ui/config", false), Access::Read);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod chat;
 mod documents;
 pub mod error;
+mod explore;
 mod ground;
 pub mod guard;
 mod health;
@@ -13,6 +14,7 @@ pub mod request_id;
 mod schema;
 pub mod sparql;
 mod topology;
+pub mod ui;
 
 use crate::state::AppState;
 use axum::Router;
@@ -58,10 +60,11 @@ impl Route {
     }
 }
 
-/// Every operation the router serves: [`router`] is built from this list,
-/// and the OpenAPI test checks that the document describes each one and no
-/// other (tests/integration/openapi.rs).
-pub static ROUTES: [Route; 18] = [
+/// Every API operation the router serves: [`router`] is built from this
+/// list (and the web UI's files, [`ui::router`], which are not API
+/// operations), and the OpenAPI test checks that the document describes
+/// each one and no other (tests/integration/openapi.rs).
+pub static ROUTES: [Route; 21] = [
     Route::new("/health", Method::GET, |_| get(health::health)),
     Route::new("/openapi.json", Method::GET, |_| get(openapi::serve)),
     Route::new("/sparql", Method::GET, |_| get(sparql::get_query)),
@@ -79,6 +82,9 @@ pub static ROUTES: [Route; 18] = [
     Route::new("/api/topology/subgraph", Method::GET, |_| {
         get(topology::subgraph)
     }),
+    Route::new("/api/search", Method::GET, |_| get(explore::search)),
+    Route::new("/api/node", Method::GET, |_| get(explore::node_card)),
+    Route::new("/api/ui/config", Method::GET, |_| get(explore::ui_config)),
     Route::new("/ingest", Method::POST, |upload| {
         post(documents::ingest).layer(DefaultBodyLimit::max(upload))
     }),
@@ -105,6 +111,7 @@ pub fn router(state: SharedState) -> Router {
         routes = routes.route(route.path, (route.handler)(max_upload));
     }
     routes
+        .merge(ui::router())
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(axum::middleware::from_fn_with_state(

@@ -65,6 +65,9 @@ const OPEN: [&str; 1] = ["SparqlForm"];
         super::topology::upstream,
         super::topology::downstream,
         super::topology::subgraph,
+        super::explore::search,
+        super::explore::node_card,
+        super::explore::ui_config,
         super::documents::ingest,
         super::documents::list,
         super::documents::delete,
@@ -79,6 +82,7 @@ const OPEN: [&str; 1] = ["SparqlForm"];
         (name = "sparql", description = "The SPARQL 1.1 Protocol query operation, read-only"),
         (name = "schema", description = "The class hierarchy and the Haystack tags"),
         (name = "topology", description = "Equipment nodes, what feeds what"),
+        (name = "explore", description = "Search, node cards and what the web UI needs"),
         (name = "documents", description = "Ingest, list and delete documents"),
         (name = "answers", description = "Grounding, retrieval and answers"),
     )

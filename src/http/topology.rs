@@ -2,11 +2,13 @@
 
 use super::error::{ApiError, ApiResult, ErrorCode};
 use super::{SharedState, params};
+use crate::explore::{self, ClassRef};
 use crate::topology::{EdgeView, NodeView, Reached, Resolution, Topology};
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Deepest traversal a request may ask for.
 const MAX_DEPTH: usize = 64;
@@ -37,7 +39,7 @@ pub(super) struct NodeParams {
     depth: Option<usize>,
 }
 
-fn resolve(topology: &Topology, id: &str) -> ApiResult<String> {
+pub(super) fn resolve(topology: &Topology, id: &str) -> ApiResult<String> {
     match topology.resolve(id) {
         Resolution::Found(iri) => Ok(iri),
         Resolution::NotFound => Err(ApiError::not_found(format!(
@@ -176,6 +178,9 @@ pub(super) struct SubgraphResponse {
     depth: usize,
     nodes: Vec<NodeView>,
     edges: Vec<EdgeView>,
+    /// Every type of `nodes`: its prefixed name, label and class family,
+    /// for styling a drawing.
+    classes: BTreeMap<String, ClassRef>,
 }
 
 /// The nodes and edges around a node, for drawing.
@@ -200,10 +205,13 @@ pub(super) async fn subgraph(
     let iri = resolve(&topology, &p.id)?;
     let depth = depth(p.depth, 1, MAX_SUBGRAPH_DEPTH)?;
     let (nodes, edges) = topology.subgraph(&iri, depth);
+    let types: BTreeSet<&String> = nodes.iter().flat_map(|n| &n.types).collect();
+    let classes = explore::class_refs(&state.ontology(), types);
     Ok(Json(SubgraphResponse {
         root: iri,
         depth,
         nodes,
         edges,
+        classes,
     }))
 }

@@ -9,6 +9,7 @@ mod chat;
 mod cli;
 mod crash;
 mod eval;
+mod explore;
 mod fuzz_regressions;
 mod ground;
 mod import;

@@ -500,6 +500,25 @@ async fn graph_routes_answer_as_documented() {
         bad,
     )
     .await;
+    ex("/api/search", read("/api/search?q=vav"), ok).await;
+    ex(
+        "/api/search",
+        read("/api/search?q=vav&kind=class&limit=3"),
+        ok,
+    )
+    .await;
+    ex("/api/search", read("/api/search?q=vav&kind=thing"), bad).await;
+    ex("/api/search", read("/api/search?q=vav&limit=0"), bad).await;
+    ex("/api/node", read("/api/node?id=AHU-1"), ok).await;
+    ex("/api/node", read("/api/node?id=brick:VAV"), ok).await;
+    ex(
+        "/api/node",
+        read("/api/node?id=no-such-node"),
+        StatusCode::NOT_FOUND,
+    )
+    .await;
+    ex("/api/node", read("/api/node"), bad).await;
+    ex("/api/ui/config", read("/api/ui/config"), ok).await;
 
     let ground = |body: Value| with_key(post_json("/api/ground", &body), READ);
     ex(
