@@ -83,23 +83,25 @@ fn match_rank(needle: &str, label: Option<&str>, iri: &str) -> Option<u8> {
 /// The family of a class: its ancestor directly under `brick:Class` (the
 /// first in IRI order when there are several), by label or local name.
 pub fn family(ontology: &Ontology, class: &str) -> Option<String> {
-    let root = vocab::brick("Class");
-    let top = top_ancestor(ontology, class, &root)?;
-    Some(
-        ontology
-            .class(&top)
-            .and_then(|c| c.label.clone())
-            .unwrap_or_else(|| vocab::local_name(&top).replace('_', " ")),
-    )
+    let path = path_from_root(ontology, class, &vocab::brick("Class"))?;
+    family_on(ontology, class, &path)
 }
 
-fn top_ancestor(ontology: &Ontology, class: &str, root: &str) -> Option<String> {
-    let path = path_from_root(ontology, class, root)?;
+/// The family of `class` read off its `path` from the root.
+fn family_on(ontology: &Ontology, class: &str, path: &[String]) -> Option<String> {
     // path = [root, top, …, parent]; a class directly under the root is
     // its own family.
-    path.get(1)
-        .cloned()
-        .or_else(|| (path.len() == 1 && class != root).then(|| class.to_owned()))
+    let top = match path {
+        [_, top, ..] => top.as_str(),
+        [root] if class != root => class,
+        _ => return None,
+    };
+    Some(
+        ontology
+            .class(top)
+            .and_then(|c| c.label.clone())
+            .unwrap_or_else(|| vocab::local_name(top).replace('_', " ")),
+    )
 }
 
 /// The shortest chain of superclasses from `root` down to `class`'s parent
@@ -168,30 +170,18 @@ pub fn search(
     if needle.is_empty() {
         return Vec::new();
     }
-    let mut ranked: Vec<(u8, usize, SearchHit)> = Vec::new();
+    // Rank every match first (cheap), and describe only the hits kept:
+    // a class's path from the root is a walk up the hierarchy.
+    let mut ranked: Vec<(u8, usize, &str, bool)> = Vec::new();
     if kind != SearchKind::Class {
         for iri in topology.nodes() {
             let label = topology.label(iri);
             if let Some(rank) = match_rank(&needle, label, iri) {
-                let types = topology.types(iri);
-                ranked.push((
-                    rank,
-                    label.map_or(iri.len(), str::len),
-                    SearchHit {
-                        kind: "node",
-                        iri: iri.to_owned(),
-                        curie: vocab::compact(iri),
-                        label: label.map(str::to_owned),
-                        types: types.iter().map(|t| vocab::compact(t)).collect(),
-                        family: types.iter().find_map(|t| family(ontology, t)),
-                        ancestors: Vec::new(),
-                    },
-                ));
+                ranked.push((rank, label.map_or(iri.len(), str::len), iri, false));
             }
         }
     }
     if kind != SearchKind::Node {
-        let root = vocab::brick("Class");
         for iri in ontology.class_iris() {
             let info = ontology.class(iri);
             let label = info.and_then(|i| i.label.as_deref());
@@ -201,25 +191,43 @@ pub fn search(
                 ranked.push((
                     rank * 2 + u8::from(deprecated),
                     label.map_or(iri.len(), str::len),
-                    SearchHit {
-                        kind: "class",
-                        iri: iri.to_owned(),
-                        curie: vocab::compact(iri),
-                        label: label.map(str::to_owned),
-                        types: Vec::new(),
-                        family: family(ontology, iri),
-                        ancestors: path_from_root(ontology, iri, &root)
-                            .unwrap_or_default()
-                            .iter()
-                            .map(|c| vocab::compact(c))
-                            .collect(),
-                    },
+                    iri,
+                    true,
                 ));
             }
         }
     }
-    ranked.sort_by(|a, b| (a.0, a.1, &a.2.iri).cmp(&(b.0, b.1, &b.2.iri)));
-    ranked.into_iter().take(limit).map(|(_, _, h)| h).collect()
+    ranked.sort_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    let root = vocab::brick("Class");
+    ranked
+        .into_iter()
+        .take(limit)
+        .map(|(_, _, iri, is_class)| {
+            if is_class {
+                let path = path_from_root(ontology, iri, &root).unwrap_or_default();
+                SearchHit {
+                    kind: "class",
+                    iri: iri.to_owned(),
+                    curie: vocab::compact(iri),
+                    label: ontology.class(iri).and_then(|i| i.label.clone()),
+                    types: Vec::new(),
+                    family: family_on(ontology, iri, &path),
+                    ancestors: path.iter().map(|c| vocab::compact(c)).collect(),
+                }
+            } else {
+                let types = topology.types(iri);
+                SearchHit {
+                    kind: "node",
+                    iri: iri.to_owned(),
+                    curie: vocab::compact(iri),
+                    label: topology.label(iri).map(str::to_owned),
+                    types: types.iter().map(|t| vocab::compact(t)).collect(),
+                    family: types.iter().find_map(|t| family(ontology, t)),
+                    ancestors: Vec::new(),
+                }
+            }
+        })
+        .collect()
 }
 
 /// An IRI with its prefixed form and label.
