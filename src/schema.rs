@@ -113,7 +113,9 @@ pub struct ClassDetail {
     pub yorkland_products: Vec<ProductRef>,
     /// Marked deprecated.
     pub deprecated: bool,
-    /// Number of instances in the loaded building models.
+    /// Number of instances of the class and of its subclasses in the
+    /// loaded building models (all of them; `instances` lists the first
+    /// [`MAX_INSTANCES`]).
     pub instance_count: usize,
     /// Instances of the class and of its subclasses in the loaded building
     /// models, by IRI, at most [`MAX_INSTANCES`].
@@ -183,17 +185,18 @@ pub async fn class_detail(
         ),
     )
     .await?;
-    let count_rows = select(
-        store,
-        format!(
-            "{PREFIXES}SELECT (COUNT(DISTINCT ?n) AS ?c) WHERE {{ ?n a <{iri}> ; dq:sourceSha ?s }}"
-        ),
-    )
-    .await?;
     let classes: String = descendants(ontology, iri, 4096)
         .iter()
         .map(|c| format!("<{c}> "))
         .collect();
+    let count_rows = select(
+        store,
+        format!(
+            "{PREFIXES}SELECT (COUNT(DISTINCT ?n) AS ?count) WHERE {{
+               VALUES ?c {{ {classes}}} ?n a ?c ; dq:sourceSha ?s }}"
+        ),
+    )
+    .await?;
     let instance_rows = select(
         store,
         format!(
@@ -244,7 +247,7 @@ pub async fn class_detail(
         deprecated: info.deprecated,
         instance_count: count_rows
             .first()
-            .and_then(|r| r.str("c"))
+            .and_then(|r| r.str("count"))
             .and_then(|c| c.parse().ok())
             .unwrap_or(0),
         instances: instance_rows

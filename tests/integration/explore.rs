@@ -296,6 +296,7 @@ async fn a_class_page_lists_the_instances_of_its_subclasses_too() {
         .await;
         assert!(!expected.is_empty(), "{class}");
         assert_eq!(iris(&detail["instances"], "iri"), expected, "{class}");
+        assert_eq!(detail["instance_count"], expected.len(), "{class}");
     }
 }
 
