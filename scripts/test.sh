@@ -58,6 +58,9 @@ fi
 echo "== schemathesis against /openapi.json (the debug build, each API key)"
 bash scripts/schemathesis.sh "$CARGO_TARGET_DIR/debug/daemoniq"
 
+echo "== browser tests of the web UI (headless Chromium, the debug build)"
+bash scripts/browser-test.sh "$CARGO_TARGET_DIR/debug/daemoniq"
+
 echo "== daemoniq validate (demo campus)"
 "$CARGO_TARGET_DIR/debug/daemoniq" --memory validate
 
