@@ -57,24 +57,13 @@ fi
 bash scripts/setup.sh >/dev/null
 bin="${1:-}"
 if [[ -z "$bin" ]]; then
-  # The same wrapper as scripts/test.sh's one build, so that this build
-  # reuses it instead of compiling the workspace's crates again.
-  export RUSTC_WORKSPACE_WRAPPER="${RUSTC_WORKSPACE_WRAPPER:-$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver)}"
-  export CLIPPY_ARGS="${CLIPPY_ARGS:--D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__}"
+  use_clippy_build
   cargo build --quiet --locked --bin daemoniq
   bin="$CARGO_TARGET_DIR/debug/daemoniq"
 fi
 
 work="$(mktemp -d)"
-pid=""
-stop() {
-  if [[ -n "$pid" ]]; then
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    pid=""
-  fi
-}
-trap 'stop; rm -rf "$work"' EXIT
+trap 'stop_server; rm -rf "$work"' EXIT
 
 mkdir -p "$report" "$work/docs/corpus" "$work/graph" "$work/reports"
 rm -f "$report"/*.png "$report"/measurements.json "$report"/server.log
@@ -86,19 +75,9 @@ node tests/browser/fixtures/gen_big_ahu.mjs 60 >"$work/graph/big_ahu.ttl"
 
 port="$(free_port)"
 base="http://127.0.0.1:$port"
-"$bin" --memory --log warn --graph-dir graph --graph-dir "$work/graph" serve --bind "127.0.0.1:$port" \
-  --docs-root "$work/docs" --report-dir "$work/reports" >"$work/server.log" 2>&1 &
-pid=$!
-up() { python3 -c "import urllib.request; urllib.request.urlopen('$base/health', timeout=2)" 2>/dev/null; }
-for _ in $(seq 1 480); do
-  if up || ! kill -0 "$pid" 2>/dev/null; then break; fi
-  sleep 0.5
-done
-if ! up; then
-  echo "browser-test.sh: the server did not start:" >&2
-  tail -n 30 "$work/server.log" >&2
-  exit 1
-fi
+start_server "$base" "$work/server.log" \
+  "$bin" --memory --log warn --graph-dir graph --graph-dir "$work/graph" serve --bind "127.0.0.1:$port" \
+  --docs-root "$work/docs" --report-dir "$work/reports"
 
 echo "== ingesting the demo corpus and the fixture document into $base"
 python3 - "$base" <<'PY'

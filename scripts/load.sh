@@ -18,44 +18,27 @@ bin="$(bench_binary "${1:-}")"
 clients="${2:-200}"
 seconds="${3:-60}"
 work="$(mktemp -d)"
-pid=""
-stop() {
-    if [[ -n "$pid" ]]; then
-        kill "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-        pid=""
-    fi
-}
-trap 'stop; rm -rf "$work"' EXIT
+trap 'stop_server; rm -rf "$work"' EXIT
 
 start() {
     local port
     port=$(free_port)
     base="http://127.0.0.1:$port"
-    "$bin" --memory --log warn serve --bind "127.0.0.1:$port" "$@" > "$work/server.log" 2>&1 &
-    pid=$!
-    for _ in $(seq 1 240); do
-        if python3 -c "import urllib.request; urllib.request.urlopen('$base/health', timeout=2)" 2>/dev/null; then
-            return 0
-        fi
-        sleep 0.5
-    done
-    echo "load.sh: the server did not start:" >&2
-    tail -n 20 "$work/server.log" >&2
-    exit 1
+    start_server "$base" "$work/server.log" \
+        "$bin" --memory --log warn serve --bind "127.0.0.1:$port" "$@"
 }
 
 status=0
 echo "== no rate limits"
 start
-python3 scripts/load.py --base "$base" --clients "$clients" --seconds "$seconds" --pid "$pid" || status=1
-stop
+python3 scripts/load.py --base "$base" --clients "$clients" --seconds "$seconds" --pid "$server_pid" || status=1
+stop_server
 echo "== --rate-limit-rps 5 --rate-limit-burst 10"
 start --rate-limit-rps 5 --rate-limit-burst 10
-python3 scripts/load.py --base "$base" --clients "$clients" --seconds "$seconds" --pid "$pid" || status=1
-stop
+python3 scripts/load.py --base "$base" --clients "$clients" --seconds "$seconds" --pid "$server_pid" || status=1
+stop_server
 echo "== runaway SPARQL"
 start --query-timeout 2
-python3 scripts/load.py --base "$base" --runaway 20 --pid "$pid" || status=1
-stop
+python3 scripts/load.py --base "$base" --runaway 20 --pid "$server_pid" || status=1
+stop_server
 exit "$status"

@@ -25,15 +25,7 @@ schemathesis="$(dirname "$python")/schemathesis"
 hooks="$PWD/scripts/schemathesis_hooks.py"
 
 work="$(mktemp -d)"
-pid=""
-stop() {
-  if [[ -n "$pid" ]]; then
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    pid=""
-  fi
-}
-trap 'stop; rm -rf "$work"' EXIT
+trap 'stop_server; rm -rf "$work"' EXIT
 
 # Throwaway keys for this server only.
 full="schemathesis-full-$(python3 -c 'import secrets; print(secrets.token_hex(12))')"
@@ -42,24 +34,10 @@ mkdir -p "$work/docs"
 port="$(free_port)"
 base="http://127.0.0.1:$port"
 # An empty docs root: generated `paths` must not ingest the repository.
-"$bin" --memory --log warn serve --bind "127.0.0.1:$port" \
+start_server "$base" "$work/server.log" \
+  "$bin" --memory --log warn serve --bind "127.0.0.1:$port" \
   --docs-root "$work/docs" --report-dir "$work/reports" \
-  --api-key "$full" --read-only-api-key "$read_only" >"$work/server.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 240); do
-  if python3 -c "import urllib.request; urllib.request.urlopen('$base/health', timeout=2)" 2>/dev/null; then
-    break
-  fi
-  if ! kill -0 "$pid" 2>/dev/null; then
-    break
-  fi
-  sleep 0.5
-done
-if ! python3 -c "import urllib.request; urllib.request.urlopen('$base/health', timeout=2)" 2>/dev/null; then
-  echo "schemathesis.sh: the server did not start:" >&2
-  tail -n 20 "$work/server.log" >&2
-  exit 1
-fi
+  --api-key "$full" --read-only-api-key "$read_only"
 
 # positive_data_acceptance is left out: the server's rules for its input go
 # beyond what a schema can say (SPARQL grammar, an IRI that parses, paths

@@ -42,9 +42,7 @@ cargo fmt --all -- --check
 # C++ included, which on a cold machine costs about as much as the tests'
 # build. Every cargo command below runs with the same wrapper, so none
 # rebuilds the workspace's crates for want of it.
-clippy_driver="$(rustup which clippy-driver 2>/dev/null || command -v clippy-driver)"
-export RUSTC_WORKSPACE_WRAPPER="$clippy_driver"
-export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
+use_clippy_build
 echo "== cargo clippy + cargo test (one build; clippy lints --all-targets, -D warnings)"
 cargo test --locked --all-targets --no-run
 cargo test --locked --all-targets
