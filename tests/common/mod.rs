@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{OnceCell, oneshot};
 
 pub mod data;
+pub mod http;
 
 /// The project root.
 pub fn root() -> PathBuf {

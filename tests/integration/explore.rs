@@ -4,6 +4,7 @@
 //! labels, every expectation computed by SPARQL over the same store.
 
 use crate::common;
+use crate::common::http::{call, get};
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
@@ -11,53 +12,8 @@ use daemoniq::config::{AnswerConfig, HttpConfig};
 use daemoniq::import::{self, SourceFile};
 use daemoniq::store::{GraphKind, GraphStore, SolutionExt, select};
 use daemoniq::vocab;
-use http_body_util::BodyExt;
 use serde_json::Value;
 use std::collections::BTreeSet;
-use tower::ServiceExt;
-
-struct Reply {
-    status: StatusCode,
-    headers: axum::http::HeaderMap,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!("{e}: {}", String::from_utf8_lossy(&self.body));
-        })
-    }
-    fn header(&self, name: header::HeaderName) -> &str {
-        self.headers
-            .get(&name)
-            .unwrap_or_else(|| panic!("no {name} header"))
-            .to_str()
-            .unwrap()
-    }
-}
-
-async fn call(app: &Router, req: Request<Body>) -> Reply {
-    let resp = app.clone().oneshot(req).await.unwrap();
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    let body = resp
-        .into_body()
-        .collect()
-        .await
-        .unwrap()
-        .to_bytes()
-        .to_vec();
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn get(uri: &str) -> Request<Body> {
-    Request::get(uri).body(Body::empty()).unwrap()
-}
 
 async fn get_json(app: &Router, uri: &str) -> Value {
     let reply = call(app, get(uri)).await;
@@ -497,7 +453,7 @@ async fn vendor_files_are_served_from_the_asset_cache() {
         js.header(header::CONTENT_TYPE)
             .starts_with("text/javascript")
     );
-    assert_eq!(js.body, b"/* cytoscape.min.js */");
+    assert_eq!(&js.body[..], b"/* cytoscape.min.js */");
     let css = call(&app, get("/ui/vendor/yasqe.min.css")).await;
     assert!(css.header(header::CONTENT_TYPE).starts_with("text/css"));
     let other = call(&app, get("/ui/vendor/other.js")).await;

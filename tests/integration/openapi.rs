@@ -8,16 +8,15 @@
 //! without the document following fails here.
 
 use crate::common;
+use crate::common::http::{Reply, call, get, post_json};
 use crate::ingest::docs_state_with;
 use axum::Router;
-use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, Method, Request, StatusCode, header};
+use axum::body::Body;
+use axum::http::{Method, Request, StatusCode, header};
 use daemoniq::config::{AnswerConfig, HttpConfig};
 use daemoniq::http::openapi::{self, Options};
-use http_body_util::BodyExt;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use tower::ServiceExt;
 
 const FULL: &str = "full-key-for-the-openapi-tests";
 const READ: &str = "read-key-for-the-openapi-tests";
@@ -28,48 +27,6 @@ fn keyed() -> HttpConfig {
         read_only_api_key: Some(READ.parse().unwrap()),
         ..HttpConfig::default()
     }
-}
-
-/// A response, read whole.
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Bytes,
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!(
-                "{} is not JSON ({e}): {}",
-                self.status,
-                String::from_utf8_lossy(&self.body)
-            )
-        })
-    }
-}
-
-async fn call(app: &Router, req: Request<Body>) -> Reply {
-    let resp = app.clone().oneshot(req).await.unwrap();
-    let status = resp.status();
-    let headers = resp.headers().clone();
-    let body = resp.into_body().collect().await.unwrap().to_bytes();
-    Reply {
-        status,
-        headers,
-        body,
-    }
-}
-
-fn get(uri: &str) -> Request<Body> {
-    Request::get(uri).body(Body::empty()).unwrap()
-}
-
-fn post_json(uri: &str, body: &Value) -> Request<Body> {
-    Request::post(uri)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Body::from(body.to_string()))
-        .unwrap()
 }
 
 fn with_key(mut req: Request<Body>, key: &str) -> Request<Body> {
