@@ -10,7 +10,7 @@ use super::retrieve::{self, Scored};
 use super::view::GraphView;
 use super::{EvidenceItem, Fact};
 use crate::config::AnswerConfig;
-use crate::ground::{EntityKind, Grounder};
+use crate::ground::{Entity, EntityKind, Grounder};
 use crate::text::{Cue, Cues, sentences, words};
 use crate::topology::{Topology, Way};
 use crate::vector::{MatchAny, Search, VectorIndex, VectorResult};
@@ -146,7 +146,11 @@ pub async fn scan(
 
 /// A sentence that states a feeds relation between `subject` and equipment
 /// of the same kind as the graph's answer that the graph does not relate
-/// to `subject`: returns that equipment's IRIs.
+/// to `subject`: returns that equipment's IRIs. The relation is stated by a
+/// verb of supply anywhere in the sentence ("VAV-3-02 (served by AHU-1)"),
+/// or by "on"/"off" standing right between the two names ("VAV-3-02 on
+/// AHU-1"); an "on" elsewhere ("firmware loaded on the AHU-1 and AHU-3
+/// boxes … VAV-1-01") relates nothing.
 pub fn contradicting(
     cues: &Cues,
     grounder: &Grounder,
@@ -156,24 +160,43 @@ pub fn contradicting(
     related: &HashSet<String>,
     sentence: &str,
 ) -> Vec<String> {
-    if !cues.any(Cue::Relation, &words(sentence)) {
+    let verb = cues.any(Cue::Relation, &words(sentence));
+    if !verb && !cues.any(Cue::On, &words(sentence)) {
         return Vec::new();
     }
     let g = grounder.ground(sentence);
-    let named: Vec<&str> = g
+    let named: Vec<&Entity> = g
         .entities
         .iter()
         .filter(|e| e.kind == EntityKind::Instance)
-        .map(|e| e.iri.as_str())
         .collect();
-    if !named.contains(&subject) {
+    let Some(subject_at) = named.iter().find(|e| e.iri == subject) else {
         return Vec::new();
-    }
+    };
     let answer_types: Vec<&String> = answer.iter().flat_map(|a| topo.types(a)).collect();
     named
-        .into_iter()
-        .filter(|z| *z != subject && !related.contains(*z))
-        .filter(|z| topo.types(z).iter().any(|t| answer_types.contains(&t)))
-        .map(str::to_owned)
+        .iter()
+        .filter(|z| z.iri != subject && !related.contains(&z.iri))
+        .filter(|z| topo.types(&z.iri).iter().any(|t| answer_types.contains(&t)))
+        .filter(|z| verb || joined_by_on(cues, sentence, subject_at, z))
+        .map(|z| z.iri.clone())
         .collect()
+}
+
+/// Whether only an "on"/"off" cue (and an article) stands between the two
+/// names in `sentence`.
+fn joined_by_on(cues: &Cues, sentence: &str, a: &Entity, b: &Entity) -> bool {
+    let (first, second) = if a.span.start <= b.span.start {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let Some(between) = sentence.get(first.span.end..second.span.start) else {
+        return false;
+    };
+    let between: Vec<String> = words(between)
+        .into_iter()
+        .filter(|w| !matches!(w.as_str(), "the" | "a" | "an"))
+        .collect();
+    !between.is_empty() && cues.list(Cue::On).contains(&between.join(" "))
 }

@@ -303,6 +303,32 @@ async fn graph_truth_wins_a_conflict_with_the_service_log() {
     assert!(!v["trace"]["conflicts"].as_array().unwrap().is_empty());
 }
 
+/// A log sentence that names the subject and another air handler without
+/// relating them ("AHU-1 and AHU-3 boxes: … firmware … loaded on the
+/// remaining 30 controllers (VAV-1-01 to VAV-1-12, …)") is no conflict:
+/// each wording answers from the graph without overruling the log.
+#[tokio::test]
+async fn a_sentence_that_only_names_two_units_is_no_conflict() {
+    for q in [
+        "What feeds VAV-1-01?",
+        "which air handler serves vav-1-01",
+        "VAV-1-01 is on which AHU?",
+    ] {
+        let v = chat(q).await;
+        assert_eq!(v["status"], "success", "{q}: {v}");
+        assert!(
+            evidence_ids(&v).iter().any(|i| i.ends_with("VAV-1-01")),
+            "{q}: {v}"
+        );
+        let conflicts = &v["trace"]["conflicts"];
+        assert!(conflicts.as_array().unwrap().is_empty(), "{q}: {conflicts}");
+        let limits = v["answer"]["limitations"].as_str().unwrap();
+        assert!(!limits.contains("Conflict"), "{q}: {limits}");
+        let text = v["answer"]["answer"].as_str().unwrap();
+        assert!(!text.contains("says otherwise"), "{q}: {text}");
+    }
+}
+
 #[tokio::test]
 async fn selected_text_mode_answers_only_from_the_selection() {
     let text = "VAV-B1-05 serves the north perimeter open office. Its cooling maximum is 1100 cfm and its minimum is 330 cfm.";
