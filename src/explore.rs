@@ -8,7 +8,7 @@ use crate::store::{self, GraphStore, SolutionExt, StoreResult, Term};
 use crate::topology::{Rel, Topology, normalize_label};
 use crate::vocab;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// What a search looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,7 @@ fn match_rank(needle: &str, label: Option<&str>, iri: &str) -> Option<u8> {
 /// The family of a class: its ancestor directly under `brick:Class` (the
 /// first in IRI order when there are several), by label or local name.
 pub fn family(ontology: &Ontology, class: &str) -> Option<String> {
-    let path = path_from_root(ontology, class, &vocab::brick("Class"))?;
+    let path = ontology.path_from(&vocab::brick("Class"), class)?;
     family_on(ontology, class, &path)
 }
 
@@ -102,39 +102,6 @@ fn family_on(ontology: &Ontology, class: &str, path: &[String]) -> Option<String
             .and_then(|c| c.label.clone())
             .unwrap_or_else(|| vocab::local_name(top).replace('_', " ")),
     )
-}
-
-/// The shortest chain of superclasses from `root` down to `class`'s parent
-/// (breadth-first over `rdfs:subClassOf`, parents in IRI order).
-fn path_from_root(ontology: &Ontology, class: &str, root: &str) -> Option<Vec<String>> {
-    ontology.class(class)?;
-    let mut came_from: HashMap<String, String> = HashMap::new();
-    let mut queue = VecDeque::from([class.to_owned()]);
-    while let Some(at) = queue.pop_front() {
-        let Some(info) = ontology.class(&at) else {
-            continue;
-        };
-        for parent in &info.parents {
-            if came_from.contains_key(parent) || parent == class {
-                continue;
-            }
-            came_from.insert(parent.clone(), at.clone());
-            if parent == root {
-                let mut path = vec![root.to_owned()];
-                let mut step = came_from.get(root).cloned();
-                while let Some(s) = step {
-                    if s == class {
-                        break;
-                    }
-                    step = came_from.get(&s).cloned();
-                    path.push(s);
-                }
-                return Some(path);
-            }
-            queue.push_back(parent.clone());
-        }
-    }
-    None
 }
 
 /// The [`ClassRef`] of every class in `classes`.
@@ -204,7 +171,7 @@ pub fn search(
         .take(limit)
         .map(|(_, _, iri, is_class)| {
             if is_class {
-                let path = path_from_root(ontology, iri, &root).unwrap_or_default();
+                let path = ontology.path_from(&root, iri).unwrap_or_default();
                 SearchHit {
                     kind: "class",
                     iri: iri.to_owned(),

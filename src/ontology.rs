@@ -193,6 +193,58 @@ impl Ontology {
         self.children.get(class).into_iter().flatten()
     }
 
+    /// A class and its subclasses at any depth, breadth-first, at most
+    /// `max` of them (the class included), in IRI order.
+    pub fn descendants(&self, class: &str, max: usize) -> Vec<String> {
+        let mut seen = BTreeSet::from([class.to_owned()]);
+        let mut queue = std::collections::VecDeque::from([class.to_owned()]);
+        while let Some(c) = queue.pop_front() {
+            for child in self.children(&c) {
+                if seen.len() >= max {
+                    return seen.into_iter().collect();
+                }
+                if seen.insert(child.clone()) {
+                    queue.push_back(child.clone());
+                }
+            }
+        }
+        seen.into_iter().collect()
+    }
+
+    /// The shortest chain of superclasses from `root` down to `class`'s
+    /// parent (breadth-first over `rdfs:subClassOf`, parents in IRI order);
+    /// `None` when `class` is unknown or not under `root`.
+    pub fn path_from(&self, root: &str, class: &str) -> Option<Vec<String>> {
+        self.class(class)?;
+        let mut came_from: HashMap<String, String> = HashMap::new();
+        let mut queue = std::collections::VecDeque::from([class.to_owned()]);
+        while let Some(at) = queue.pop_front() {
+            let Some(info) = self.class(&at) else {
+                continue;
+            };
+            for parent in &info.parents {
+                if came_from.contains_key(parent) || parent == class {
+                    continue;
+                }
+                came_from.insert(parent.clone(), at.clone());
+                if parent == root {
+                    let mut path = vec![root.to_owned()];
+                    let mut step = came_from.get(root).cloned();
+                    while let Some(s) = step {
+                        if s == class {
+                            break;
+                        }
+                        step = came_from.get(&s).cloned();
+                        path.push(s);
+                    }
+                    return Some(path);
+                }
+                queue.push_back(parent.clone());
+            }
+        }
+        None
+    }
+
     /// Every Haystack marker: tag name → IRI.
     pub fn markers(&self) -> impl Iterator<Item = (&String, &String)> {
         self.marker_iri.iter()
@@ -412,5 +464,27 @@ mod tests {
             &vocab::brick("Point")
         ));
         assert!(!o.is_a(&vocab::brick("VAV"), &vocab::brick("Point")));
+    }
+
+    #[test]
+    fn walks_down_and_up_the_hierarchy() {
+        let o = ont();
+        let b = |n: &str| vocab::brick(n);
+        assert_eq!(
+            o.descendants(&b("Sensor"), 10),
+            [
+                b("Air_Temperature_Sensor"),
+                b("Sensor"),
+                b("Temperature_Sensor")
+            ]
+        );
+        assert_eq!(o.descendants(&b("Point"), 2).len(), 2);
+        assert_eq!(o.descendants(&b("VAV"), 10), [b("VAV")]);
+        assert_eq!(
+            o.path_from(&b("Point"), &b("Air_Temperature_Sensor")),
+            Some(vec![b("Point"), b("Sensor"), b("Temperature_Sensor")])
+        );
+        assert_eq!(o.path_from(&b("Point"), &b("VAV")), None);
+        assert_eq!(o.path_from(&b("Point"), &b("Unknown")), None);
     }
 }

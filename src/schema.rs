@@ -136,23 +136,6 @@ pub struct InstanceRef {
     pub label: Option<String>,
 }
 
-/// A class and all its subclasses, at most `max`.
-fn descendants(ontology: &Ontology, class: &str, max: usize) -> Vec<String> {
-    let mut seen = BTreeSet::from([class.to_owned()]);
-    let mut queue = std::collections::VecDeque::from([class.to_owned()]);
-    while let Some(c) = queue.pop_front() {
-        for child in ontology.children(&c) {
-            if seen.len() >= max {
-                return seen.into_iter().collect();
-            }
-            if seen.insert(child.clone()) {
-                queue.push_back(child.clone());
-            }
-        }
-    }
-    seen.into_iter().collect()
-}
-
 /// Everything the Ontology UI shows about one class.
 pub async fn class_detail(
     store: &dyn GraphStore,
@@ -185,7 +168,8 @@ pub async fn class_detail(
         ),
     )
     .await?;
-    let classes: String = descendants(ontology, iri, 4096)
+    let classes: String = ontology
+        .descendants(iri, 4096)
         .iter()
         .map(|c| format!("<{c}> "))
         .collect();

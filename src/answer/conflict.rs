@@ -160,8 +160,9 @@ pub fn contradicting(
     related: &HashSet<String>,
     sentence: &str,
 ) -> Vec<String> {
-    let verb = cues.any(Cue::Relation, &words(sentence));
-    if !verb && !cues.any(Cue::On, &words(sentence)) {
+    let said = words(sentence);
+    let verb = cues.any(Cue::Relation, &said);
+    if !verb && !cues.any(Cue::On, &said) {
         return Vec::new();
     }
     let g = grounder.ground(sentence);

@@ -209,23 +209,6 @@ const LOOSE: f64 = 0.8;
 /// A class with at least this many subclasses is a generic word.
 const GENERIC_KINDS: usize = 150;
 
-/// How many classes lie under `class`, counting up to `cap`.
-fn descendants(onto: &crate::ontology::Ontology, class: &str, cap: usize) -> usize {
-    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    let mut stack: Vec<&str> = vec![class];
-    while let Some(c) = stack.pop() {
-        for child in onto.children(c) {
-            if seen.insert(child.as_str()) {
-                if seen.len() >= cap {
-                    return seen.len();
-                }
-                stack.push(child);
-            }
-        }
-    }
-    seen.len()
-}
-
 fn class_iri(name: &str) -> String {
     if name.contains(':') {
         vocab::expand(name)
@@ -971,7 +954,7 @@ impl<'a> Parts<'a> {
         let onto = self.view.onto;
         // A class with a great many kinds under it (Equipment, Point,
         // Location) narrows nothing.
-        let root = descendants(onto, &iri, GENERIC_KINDS) >= GENERIC_KINDS;
+        let root = onto.descendants(&iri, GENERIC_KINDS + 1).len() > GENERIC_KINDS;
         self.classes.push(ClassMention {
             point: onto.is_a(&iri, &vocab::brick("Point")),
             location: onto.is_a(&iri, &vocab::brick("Location")),
