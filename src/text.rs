@@ -333,6 +333,20 @@ pub enum Cue {
     Scope,
     /// What a feeds relation carries ("air", "water").
     Medium,
+    /// Asks for a value ("how long", "threshold").
+    Quantity,
+    /// Units and words that take a number, by which a passage states a
+    /// quantity ("%", "minutes", "Level").
+    QuantityUnit,
+}
+
+impl Cue {
+    /// Whether the cue reads what a question asks or a passage says about
+    /// values rather than naming a question word of the graph reader: its
+    /// words ("temperature", "minutes") are content, not cue words.
+    fn describes_values(self) -> bool {
+        matches!(self, Self::Quantity | Self::QuantityUnit)
+    }
 }
 
 /// Byte offsets where `phrase` occurs in `text` as words: an end of the
@@ -349,6 +363,36 @@ pub fn phrase_at<'a>(text: &'a str, phrase: &'a str) -> impl Iterator<Item = usi
         let before = text[..at].chars().next_back();
         let after = text[at + phrase.len()..].chars().next();
         (!(starts && word(before) || ends && word(after))).then_some(at)
+    })
+}
+
+/// Whether a passage states a quantity: a number with one of `units`
+/// beside it ("5 minutes", "Level 3", "12 Pa (0.05 in.)") or written onto
+/// it ("70%", "8°C"). Units are lower case; a number alone ("Section
+/// 5.6.6", "Guideline 36") is none.
+pub fn states_quantity(text: &str, units: &[String]) -> bool {
+    let tokens: Vec<String> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';' | '[' | ']'))
+        .map(|t| t.trim_end_matches([':', '.', '!', '?']).to_lowercase())
+        .filter(|t| !t.is_empty())
+        .collect();
+    let unit = |t: &str| units.iter().any(|u| u == t || u.trim_end_matches('.') == t);
+    // What follows the number a token starts with, if it starts with one.
+    fn number(t: &str) -> Option<&str> {
+        let digits = t.trim_start_matches(['~', '+', '-', '±', '<', '>']);
+        let n = digits
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(digits.len());
+        (n > 0 && digits.starts_with(|c: char| c.is_ascii_digit())).then(|| &digits[n..])
+    }
+    tokens.iter().enumerate().any(|(i, t)| match number(t) {
+        Some(rest) if !rest.is_empty() => unit(rest),
+        Some(_) => {
+            tokens.get(i + 1).is_some_and(|next| unit(next))
+                || i.checked_sub(1)
+                    .is_some_and(|p| unit(&tokens[p]) && tokens[p].chars().all(char::is_alphabetic))
+        }
+        None => false,
     })
 }
 
@@ -420,19 +464,34 @@ impl Cues {
         self.list(cue).iter().any(|p| lower.contains(p.as_str()))
     }
 
-    /// Whether `word` is one of the single-word entries of some cue.
+    /// Whether `word` is one of the single-word entries of some cue (the
+    /// cues about values aside: their words are content).
     pub fn is_cue_word(&self, word: &str) -> bool {
-        self.sets.values().flatten().any(|e| e == word)
+        self.question_words().any(|e| e == word)
     }
 
     /// Whether a stemmed term is the stem of a word of some cue ("make" of
-    /// "makes", "part" of "part no").
+    /// "makes", "part" of "part no"; the cues about values aside).
     pub fn knows_stem(&self, term: &str) -> bool {
-        self.sets
-            .values()
-            .flatten()
+        self.question_words()
             .flat_map(|entry| words(entry))
             .any(|w| stem(&w) == term)
+    }
+
+    /// The entries of the cues that name question words.
+    fn question_words(&self) -> impl Iterator<Item = &String> {
+        self.sets
+            .iter()
+            .filter(|(cue, _)| !cue.describes_values())
+            .flat_map(|(_, entries)| entries)
+    }
+
+    /// Whether one of the cue's words or phrases occurs in the
+    /// (lower-cased) text as words ([`phrase_at`]: "min" is not in "mind").
+    pub fn says(&self, cue: Cue, lower: &str) -> bool {
+        self.list(cue)
+            .iter()
+            .any(|p| phrase_at(lower, p).next().is_some())
     }
 
     /// Whether the (lower-cased) text asks for a number: a count word, or
@@ -534,6 +593,38 @@ pub(crate) mod tests {
             cues.position(Cue::Upstream, &words("is it fed upstream")),
             Some(2)
         );
+    }
+
+    /// A passage states a quantity by a number with a unit beside it or
+    /// written onto it, or a word that takes a number ("Level 3"); section
+    /// numbers, standard names and years are none. Questions ask for one
+    /// by the quantity cues, as words ("min" is not in "mind").
+    #[tokio::test]
+    async fn quantities_are_numbers_with_units() {
+        let cues = cues().await;
+        let units = cues.list(Cue::QuantityUnit);
+        let q = |t: &str| states_quantity(t, units);
+        assert!(q("the airflow is less than 70% of setpoint"));
+        assert!(q("for 5 minutes (lowFloTim), generate a Level 3 alarm."));
+        assert!(q(
+            "the discharge temperature is 8 °C (15 °F) less than the setpoint"
+        ));
+        assert!(q("by default 12 Pa (0.05 inches)"));
+        assert!(q("SAT-SP: 90°F"));
+        assert!(q("ramps at 10% per minute"));
+        assert!(!q(
+            "according to Section 5.6.6 of ASHRAE Guideline 36, May 2020."
+        ));
+        assert!(!q(
+            "It outputs the alarms about the low airflow yLowFloAla."
+        ));
+        assert!(!q("Standard 62.1 and Title 24 zones, G36 part 5."));
+        assert!(cues.says(Cue::Quantity, "how long until it alarms"));
+        assert!(cues.says(Cue::Quantity, "low airflow alarm thresholds?"));
+        assert!(!cues.says(Cue::Quantity, "which ahu feeds vav-1-01, mind you"));
+        // Value words are content, not question words of the graph reader.
+        assert!(!cues.is_cue_word("temperature"));
+        assert!(!cues.knows_stem(&stem("minutes")));
     }
 
     #[test]

@@ -55,6 +55,9 @@ pub struct Reading {
     pub telemetry: bool,
     /// Asks yes or no: it opens with an auxiliary verb ("does …", "is …").
     pub yes_no: bool,
+    /// Asks for a value: a setpoint, a limit, a time ("how long",
+    /// "thresholds"; `dq:cue_quantity`).
+    pub quantity: bool,
     /// The content words left once question words, stop words and the
     /// names the grounder matched are taken out; lower case, stemmed.
     pub focus: Vec<String>,
@@ -169,6 +172,7 @@ pub fn read(
         count: cues.asks_count(lower),
         telemetry: cues.in_text(Cue::Live, lower),
         yes_no: w.first().is_some_and(|x| cues.is(Cue::YesNo, x)),
+        quantity: cues.says(Cue::Quantity, lower),
         ..Reading::default()
     };
     let instances: Vec<&crate::ground::Entity> = g

@@ -286,6 +286,10 @@ pub struct Answerability {
     pub held: Vec<String>,
     /// Focus terms they do not.
     pub missing: Vec<String>,
+    /// Focus terms that name the quoted passages' document (a word of its
+    /// path: "g36" of `docs/g36/…`): not measured, unless they are all the
+    /// question says.
+    pub document: Vec<String>,
 }
 
 /// The retrieval decision.

@@ -126,6 +126,9 @@ async fn answer(state: &AppState, r: Request, request_id: String) -> ChatRespons
 fn question(snap: &Snapshot, text: &str, view: GraphView<'_>) -> Question {
     let mut q = Question::read(text, &snap.grounder, &snap.cues, view);
     q.equivalents = snap.spelling.equivalents(&q.reading.focus);
+    for kind in &mut q.kinds {
+        kind.equivalents = snap.spelling.equivalents(&kind.words);
+    }
     q
 }
 

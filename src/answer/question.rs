@@ -36,6 +36,47 @@ pub struct Question {
     /// a passage may use; set by the pipeline from the spelling
     /// ([`super::respell::Spelling::equivalents`]), none until then.
     pub equivalents: Vec<Equivalent>,
+    /// The units by which a passage states a quantity, when the question
+    /// asks for one (`dq:cue_quantity_unit`); empty otherwise.
+    pub units: Vec<String>,
+    /// The kinds (Brick classes) it names by name: what it asks about, which
+    /// a passage that answers must name too.
+    pub kinds: Vec<NamedKind>,
+}
+
+/// A kind of point or equipment a question names ("humidity setpoint").
+#[derive(Debug, Clone)]
+pub struct NamedKind {
+    /// The question's words for it, as asked.
+    pub said: String,
+    /// Those words, stemmed.
+    pub words: Vec<String>,
+    /// The words of the class's label, stemmed.
+    pub label: Vec<String>,
+    /// Other forms of its words (abbreviations, spelled-out words); set by
+    /// the pipeline from the spelling, none until then.
+    pub equivalents: Vec<Equivalent>,
+}
+
+impl NamedKind {
+    /// Whether `text` names the kind: all its words as asked (or in another
+    /// form), or all the words of its label.
+    pub fn named_in(&self, text: &str) -> bool {
+        let all = |terms: &[String], equivalents: &[Equivalent]| {
+            !terms.is_empty()
+                && super::synthesize::matched_terms(
+                    Focus {
+                        terms,
+                        equivalents,
+                        units: &[],
+                    },
+                    text,
+                )
+                .len()
+                    == terms.len()
+        };
+        all(&self.words, &self.equivalents) || all(&self.label, &[])
+    }
 }
 
 impl Question {
@@ -74,6 +115,27 @@ impl Question {
             }
         }
         let labels = grounding.entities.iter().map(|e| e.label.clone()).collect();
+        let mut kinds: Vec<NamedKind> = Vec::new();
+        for e in grounding
+            .entities
+            .iter()
+            .filter(|e| e.kind == EntityKind::Class)
+        {
+            let stems = |t: &str| text::words(t).iter().map(|w| text::stem(w)).collect();
+            if !kinds.iter().any(|k| k.said == e.matched) {
+                kinds.push(NamedKind {
+                    said: e.matched.clone(),
+                    words: stems(&e.matched),
+                    label: stems(&e.label),
+                    equivalents: Vec::new(),
+                });
+            }
+        }
+        let units = if reading.quantity {
+            cues.list(text::Cue::QuantityUnit).to_vec()
+        } else {
+            Vec::new()
+        };
         Self {
             text: text.to_owned(),
             lower,
@@ -85,6 +147,8 @@ impl Question {
             labels,
             about,
             equivalents: Vec::new(),
+            units,
+            kinds,
         }
     }
 
@@ -93,6 +157,7 @@ impl Question {
         Focus {
             terms: &self.reading.focus,
             equivalents: &self.equivalents,
+            units: &self.units,
         }
     }
 

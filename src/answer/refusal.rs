@@ -34,6 +34,9 @@ pub enum Reason {
     /// Every passage found is about other equipment than the kinds the
     /// question names (their words, as asked).
     OtherEquipment(Vec<String>),
+    /// The quoted passage does not name the kinds of point or equipment
+    /// the question asks about by name (their words, as asked).
+    KindNotQuoted(Vec<String>),
     /// 1 − mean cosine distance of the chunks used is below the floor.
     LowConfidence {
         /// The confidence.
@@ -76,6 +79,7 @@ impl Reason {
             | Self::LiveValue
             | Self::LowCoverage { .. }
             | Self::OtherEquipment(_)
+            | Self::KindNotQuoted(_)
             | Self::LowConfidence { .. }
             | Self::SelectionUnlinked
             | Self::SelectionUntraced
@@ -116,6 +120,10 @@ impl Reason {
             Self::LowConfidence { confidence, floor } => format!(
                 "Confidence {confidence:.2} (1 - mean cosine distance of the chunks used) is below {floor:.2}."
             ),
+            Self::KindNotQuoted(kinds) => format!(
+                "The best passage found does not name the {} the question asks about, so it does not answer it.",
+                kinds.join(", ")
+            ),
             Self::SelectionMissing { coverage, terms } => format!(
                 "The selected text holds {:.0}% of the question's terms ({}); it does not contain the answer.",
                 coverage * 100.0,
@@ -153,7 +161,7 @@ impl Reason {
             Self::OtherEquipment(_) => {
                 "Ingest the sequence or manual for that equipment, or name the unit (its tag) in the question."
             }
-            Self::LowCoverage { .. } => {
+            Self::LowCoverage { .. } | Self::KindNotQuoted(_) => {
                 "Check the equipment's submittals or the BAS directly; DaemonIQ has no source for this."
             }
             Self::SelectionMissing { .. } => {
@@ -195,10 +203,14 @@ pub struct DocumentMeasures {
     pub coverage: f32,
     /// 1 − mean cosine distance of what the answer uses.
     pub confidence: f32,
+    /// The kinds the question names that the quoted passages and their
+    /// headings do not (their words, as asked).
+    pub kinds_missing: Vec<String>,
 }
 
 /// Abstentions of a document answer, checked in order: nothing retrieved,
-/// not relevant, too few of the question's terms, too little confidence.
+/// not relevant, a kind the question names not named, too few of the
+/// question's terms, too little confidence.
 pub fn of_documents(cfg: &AnswerConfig, q: &Question, m: &DocumentMeasures) -> Option<Reason> {
     if m.retrieved == 0 {
         Some(Reason::NothingRetrieved)
@@ -207,6 +219,8 @@ pub fn of_documents(cfg: &AnswerConfig, q: &Question, m: &DocumentMeasures) -> O
             best: m.best,
             floor: cfg.min_relevance,
         })
+    } else if !m.kinds_missing.is_empty() {
+        Some(Reason::KindNotQuoted(m.kinds_missing.clone()))
     } else if m.coverage < cfg.min_coverage {
         Some(Reason::LowCoverage {
             coverage: m.coverage,
@@ -255,14 +269,28 @@ mod tests {
             labels: Vec::new(),
             about: Vec::new(),
             equivalents: Vec::new(),
+            units: Vec::new(),
+            kinds: Vec::new(),
         };
         let ok = DocumentMeasures {
             retrieved: 3,
             best: 0.7,
             coverage: 0.8,
             confidence: 0.7,
+            kinds_missing: Vec::new(),
         };
         assert_eq!(of_documents(&cfg, &q, &ok), None);
+        // A kind the question names, not named by the passage: abstain,
+        // however much of the rest it holds.
+        let unnamed = DocumentMeasures {
+            coverage: 1.0,
+            kinds_missing: vec!["humidity setpoint".into()],
+            ..ok.clone()
+        };
+        assert_eq!(
+            of_documents(&cfg, &q, &unnamed),
+            Some(Reason::KindNotQuoted(vec!["humidity setpoint".into()]))
+        );
         let none = DocumentMeasures {
             retrieved: 0,
             ..ok.clone()

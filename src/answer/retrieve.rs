@@ -42,8 +42,9 @@ pub struct Fused {
     pub bm25: Option<f32>,
     /// The fused score.
     pub fused: f32,
-    /// Whether the question names the chunk's document (a word of its path).
-    pub named_document: bool,
+    /// How many of the question's words name the chunk's document (words of
+    /// its path).
+    pub named_document: usize,
 }
 
 /// Reciprocal rank fusion of the dense and the lexical ranking: a chunk at
@@ -72,7 +73,7 @@ pub fn fuse(
             hit,
             bm25: None,
             fused: 1.0 / (k + r as f32),
-            named_document: false,
+            named_document: 0,
         });
     }
     if w > 0.0 {
@@ -94,7 +95,7 @@ pub fn fuse(
                         },
                         bm25: Some(l.bm25),
                         fused: part,
-                        named_document: false,
+                        named_document: 0,
                     });
                 }
             }
@@ -225,13 +226,24 @@ pub fn rerank(
                     ),
                     ("ptags", cfg.boost_ptags, overlaps(&p.ptags, &f.ptags)),
                     ("graph_ids", cfg.boost_graph, overlaps(&p.graph_ids, &named)),
-                    ("document", cfg.boost_document, named_document),
                 ];
                 for (name, factor, applies) in rules {
                     if applies {
                         score *= factor;
                         boosts.push(name.to_owned());
                     }
+                }
+                // Each of up to two words of the question that name the
+                // document ("g36 … reheat" names TerminalUnits_Reheat_… under
+                // docs/g36/ twice, northfield_soo_vav.md's "vav" once).
+                let words = named_document.min(MAX_DOCUMENT_WORDS);
+                if words > 0 {
+                    score *= cfg.boost_document.powi(words as i32);
+                    boosts.push(if words == 1 {
+                        "document".to_owned()
+                    } else {
+                        format!("document ({words} words)")
+                    });
                 }
                 Scored {
                     hit,
@@ -298,12 +310,16 @@ async fn both(
     Ok((dense, lexical))
 }
 
-/// Marks the chunks whose document the question names: a word of the
-/// question (stemmed, stop words out, as the lexical index reads it) is a
-/// word of the document's path ("per g36" names `docs/g36/…`, "in the
-/// service log" `…/northfield_service_log.md`). Path words are split at
-/// separators and case changes (`TerminalUnits_Reheat` → terminal units
-/// reheat).
+/// The most words of a question that each boost a document it names.
+const MAX_DOCUMENT_WORDS: usize = 2;
+
+/// Marks the chunks whose document the question names, with how many of
+/// its words do: a word of the question (stemmed, stop words out, as the
+/// lexical index reads it) that is a word of the document's path ("per
+/// g36" names `docs/g36/…`, "in the service log"
+/// `…/northfield_service_log.md`). Path words are split at separators and
+/// case changes (`TerminalUnits_Reheat` → terminal units reheat). Returns
+/// how many chunks are named.
 pub fn mark_named_documents(text: &str, hits: &mut [Fused]) -> usize {
     let asked: std::collections::HashSet<u32> = crate::vector::lexical::query(text)
         .indices
@@ -311,20 +327,32 @@ pub fn mark_named_documents(text: &str, hits: &mut [Fused]) -> usize {
         .collect();
     let mut n = 0;
     for f in hits.iter_mut() {
-        let path = path_words(&f.hit.payload.source_ref);
-        f.named_document = crate::vector::lexical::query(&path)
-            .indices
-            .iter()
-            .any(|t| asked.contains(t));
-        n += usize::from(f.named_document);
+        let path: std::collections::HashSet<u32> =
+            crate::vector::lexical::query(&path_words(&f.hit.payload.source_ref))
+                .indices
+                .into_iter()
+                .collect();
+        f.named_document = path.intersection(&asked).count();
+        n += usize::from(f.named_document > 0);
     }
     n
 }
 
-/// The words of a file path: split at every non-alphanumeric character
-/// and where a lower-case letter meets an upper-case one.
-fn path_words(path: &str) -> String {
-    let mut out = String::with_capacity(path.len() + 8);
+/// The words of a file path: split at every non-alphanumeric character,
+/// each then also split where a lower-case letter meets an upper-case one
+/// (`MultiZone` is "MultiZone Multi Zone": a question may write it as one
+/// word or two).
+pub(crate) fn path_words(path: &str) -> String {
+    let whole = path
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| {
+            w.chars()
+                .zip(w.chars().skip(1))
+                .any(|(a, b)| a.is_lowercase() && b.is_uppercase())
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut out = String::with_capacity(2 * path.len() + 8);
     let mut prev: Option<char> = None;
     for c in path.chars() {
         if !c.is_alphanumeric() {
@@ -337,7 +365,24 @@ fn path_words(path: &str) -> String {
         }
         prev = Some(c);
     }
+    if !whole.is_empty() {
+        out.push(' ');
+        out.push_str(&whole);
+    }
     out
+}
+
+/// Drops every chunk whose text a better-ranked chunk holds word for word:
+/// the same passage in another edition (an HTML page and the PDF made from
+/// it, an unchanged section of an older revision), so that the chunks that
+/// reach synthesis are distinct passages. The kept copy is the one ranked
+/// first ([`rank_order`]: the newer document on a tie). Returns how many
+/// went.
+pub fn drop_copies(hits: &mut Vec<Scored>) -> usize {
+    let before = hits.len();
+    let mut seen = std::collections::HashSet::new();
+    hits.retain(|s| seen.insert(crate::text::words(&s.hit.payload.node_content)));
+    before - hits.len()
 }
 
 /// Appends the items of `more` whose id is not in `list` yet, in order.
@@ -438,7 +483,7 @@ pub async fn search(
         fused = fused.len(),
         "fused retrieval"
     );
-    let hits = rerank(cfg, g, graph_ids, fused);
+    let mut hits = rerank(cfg, g, graph_ids, fused);
     trace.decisions.push(format!(
         "reranked {} chunks (equip x{}, brick_equip x{}, ptags x{}, linked graph ids x{})",
         hits.len(),
@@ -447,6 +492,13 @@ pub async fn search(
         cfg.boost_ptags,
         cfg.boost_graph
     ));
+    let copies = drop_copies(&mut hits);
+    if copies > 0 {
+        trace.decisions.push(format!(
+            "{copies} chunks left out: the same text as a chunk ranked above them (another edition of a document)"
+        ));
+        tracing::info!(copies, "copies of better-ranked chunks left out");
+    }
     Ok(Retrieved { hits, trace })
 }
 
@@ -532,7 +584,7 @@ mod tests {
             },
             bm25: None,
             fused: score,
-            named_document: false,
+            named_document: 0,
         };
         let out = rerank(
             &cfg,
@@ -560,7 +612,7 @@ mod tests {
                 },
                 bm25: None,
                 fused: score,
-                named_document: false,
+                named_document: 0,
             }
         };
         let order = |hits: Vec<Fused>| {
@@ -594,7 +646,7 @@ mod tests {
     fn a_question_names_documents_by_the_words_of_their_paths() {
         assert_eq!(
             path_words("docs/g36/TerminalUnits_Reheat_Alarms.html"),
-            "docs g36 Terminal Units Reheat Alarms html"
+            "docs g36 Terminal Units Reheat Alarms html TerminalUnits"
         );
         let hit = |path: &str| {
             let mut p = payload(&[], &[]);
@@ -607,7 +659,7 @@ mod tests {
                 },
                 bm25: None,
                 fused: 0.5,
-                named_document: false,
+                named_document: 0,
             }
         };
         let mut hits = vec![
@@ -619,13 +671,59 @@ mod tests {
             mark_named_documents("leaking valve alarm, per g36?", &mut hits),
             2
         );
-        assert!(!hits[2].named_document);
+        assert_eq!(hits[2].named_document, 0);
+        // "valve alarm … g36": g36 and Alarms name the first, g36 the second.
+        assert_eq!(hits[0].named_document, 2);
+        assert_eq!(hits[1].named_document, 1);
         assert_eq!(
             mark_named_documents("what does the service log say", &mut hits),
             1
         );
-        assert!(hits[2].named_document);
+        assert_eq!(hits[2].named_document, 2);
         assert_eq!(mark_named_documents("the of and", &mut hits), 0);
+        // A compound of the path, written as one word.
+        assert_eq!(
+            mark_named_documents("a terminalunits question", &mut hits),
+            1
+        );
+    }
+
+    /// Of chunks with the same words, only the best-ranked stays, whatever
+    /// their files; different texts all stay, in order.
+    #[test]
+    fn copies_of_a_better_ranked_chunk_are_dropped() {
+        let cfg = AnswerConfig::default();
+        let hit = |score: f32, source: &str, text: &str| {
+            let mut p = payload(&[], &[]);
+            p.source_ref = source.into();
+            p.node_content = text.into();
+            Fused {
+                hit: Hit {
+                    id: uuid::Uuid::new_v4(),
+                    score,
+                    payload: p,
+                },
+                bm25: None,
+                fused: score,
+                named_document: 0,
+            }
+        };
+        let mut hits = rerank(
+            &cfg,
+            &grounding("vav", 0.9),
+            &[],
+            vec![
+                hit(0.7, "docs/g36/Alarms.html", "Low airflow: Level 3."),
+                hit(0.6, "docs/other.md", "Something else."),
+                hit(0.7, "docs/pdf/G36.pdf", "Low  airflow:\nLevel 3"),
+            ],
+        );
+        assert_eq!(drop_copies(&mut hits), 1);
+        let kept: Vec<&str> = hits
+            .iter()
+            .map(|s| s.hit.payload.source_ref.as_str())
+            .collect();
+        assert_eq!(kept, ["docs/g36/Alarms.html", "docs/other.md"]);
     }
 
     /// Reciprocal rank fusion: first in both scores 1; a chunk both searches

@@ -3,7 +3,7 @@
 //! the top chunks, scored by how many of the question's content words they
 //! hold.
 
-use crate::text::{quotable, squash, stem, words};
+use crate::text::{quotable, squash, states_quantity, stem, words};
 
 /// A sentence picked from a text, with what it matched.
 #[derive(Debug, Clone)]
@@ -56,6 +56,9 @@ pub struct Focus<'a> {
     pub terms: &'a [String],
     /// Abbreviations and spelled-out forms of some of them.
     pub equivalents: &'a [Equivalent],
+    /// When the question asks for a value, the units by which a sentence
+    /// states one ([`states_quantity`]); empty otherwise.
+    pub units: &'a [String],
 }
 
 impl<'a> Focus<'a> {
@@ -64,6 +67,7 @@ impl<'a> Focus<'a> {
         Self {
             terms,
             equivalents: &[],
+            units: &[],
         }
     }
 }
@@ -94,10 +98,19 @@ pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
         .collect()
 }
 
+/// What a sentence that states a quantity scores beyond its terms when the
+/// question asks for a value: less than one focus term, so it decides
+/// between sentences holding as many of the question's terms (the one with
+/// the number that answers "how long" over the one that announces it), not
+/// over one holding more.
+const QUANTITY_BONUS: f32 = 0.75;
+
 /// Picks the best sentences of `texts` (best text first): each sentence
 /// scores one per focus term it holds, half for each named entity label it
-/// mentions, plus its text's weight. Returns at most `max` sentences, the
-/// later ones only when they add focus terms.
+/// mentions, [`QUANTITY_BONUS`] when the question asks for a value and the
+/// sentence holds a term and states a quantity, plus its text's weight.
+/// Returns at most `max` sentences, the later ones only when they add focus
+/// terms.
 pub fn pick(
     focus: Focus<'_>,
     labels: &[String],
@@ -117,7 +130,12 @@ pub fn pick(
             let matched = matched_terms(focus, s);
             let sq = squash(s);
             let mentions = squashed.iter().filter(|l| sq.contains(l.as_str())).count();
-            let score = matched.len() as f32 + 0.5 * mentions as f32 + weight;
+            let quantity =
+                !focus.units.is_empty() && !matched.is_empty() && states_quantity(s, focus.units);
+            let score = matched.len() as f32
+                + 0.5 * mentions as f32
+                + if quantity { QUANTITY_BONUS } else { 0.0 }
+                + weight;
             all.push((
                 Picked {
                     source: *source,
@@ -300,6 +318,52 @@ mod tests {
         );
     }
 
+    /// Asked for a value, of two sentences holding as many of the
+    /// question's terms the one stating a quantity is quoted first; it
+    /// does not outrank one holding more terms, nor does a number alone
+    /// (no term) count.
+    #[test]
+    fn a_question_for_a_value_prefers_the_sentence_that_states_one() {
+        let units: Vec<String> = ["%", "minutes", "level"].map(String::from).to_vec();
+        let text = "The block outputs the low airflow alarm. \
+                    If the low airflow lasts 5 minutes at 70% of setpoint, raise a Level 3 alarm. \
+                    Version 2 of 2020.";
+        let f = focus(&["low", "airflow", "alarm"]);
+        let asked = |units: &[String]| {
+            pick(
+                Focus {
+                    terms: &f,
+                    equivalents: &[],
+                    units,
+                },
+                &[],
+                &[(0, text, 0.0)],
+                1,
+            )[0]
+            .text
+            .clone()
+        };
+        assert_eq!(asked(&[]), "The block outputs the low airflow alarm.");
+        assert!(asked(&units).starts_with("If the low airflow lasts 5 minutes"));
+        // One more term outweighs the quantity.
+        let text = "The low airflow alarm is Level 3 after 5 minutes. The low airflow alarm threshold is set per zone.";
+        let f = focus(&["low", "airflow", "alarm", "threshold"]);
+        let p = pick(
+            Focus {
+                terms: &f,
+                equivalents: &[],
+                units: &units,
+            },
+            &[],
+            &[(0, text, 0.0)],
+            1,
+        );
+        assert_eq!(
+            p[0].text,
+            "The low airflow alarm threshold is set per zone."
+        );
+    }
+
     #[test]
     fn a_sentence_that_refers_back_is_quoted_after_the_one_it_refers_to() {
         let text =
@@ -361,6 +425,7 @@ mod tests {
         let f = Focus {
             terms: &terms,
             equivalents: &eq,
+            units: &[],
         };
         assert_eq!(
             matched_terms(
@@ -382,6 +447,7 @@ mod tests {
         let f = Focus {
             terms: &terms,
             equivalents: &eq,
+            units: &[],
         };
         assert_eq!(matched_terms(f, "SAT reset runs in cooling."), terms);
         // Exactly, not by prefix: saturation is not SAT.

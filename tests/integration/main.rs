@@ -11,6 +11,7 @@ mod crash;
 mod eval;
 mod explore;
 mod fuzz_regressions;
+mod g36_answers;
 mod ground;
 mod import;
 mod ingest;

@@ -5,7 +5,7 @@
 use super::{Draft, chunk_evidence, newest, where_in};
 use crate::answer::question::Question;
 use crate::answer::refusal::{self, DocumentMeasures};
-use crate::answer::retrieve::{Scored, overlaps};
+use crate::answer::retrieve::{Scored, overlaps, path_words};
 use crate::answer::synthesize::{self, Picked};
 use crate::answer::view::GraphView;
 use crate::answer::{Answer, Answerability, EvidenceItem};
@@ -134,6 +134,24 @@ fn says(text: &[String], phrase: &[String], matches: fn(&str, &str) -> bool) -> 
             .any(|w| w.iter().zip(phrase).all(|(word, term)| matches(term, word)))
 }
 
+/// The focus terms that are words of one of the documents' paths (as the
+/// lexical index reads words, CamelCase split and whole: "multizone" names
+/// `…_MultiZone_…`), in focus order.
+fn document_terms(terms: &[String], paths: &[&str]) -> Vec<String> {
+    let named: std::collections::HashSet<u32> = paths
+        .iter()
+        .flat_map(|p| crate::vector::lexical::query(&path_words(p)).indices)
+        .collect();
+    terms
+        .iter()
+        .filter(|t| {
+            let q = crate::vector::lexical::query(t).indices;
+            !q.is_empty() && q.iter().all(|i| named.contains(i))
+        })
+        .cloned()
+        .collect()
+}
+
 /// The heading a chunk's text stands under: the last of its heading path
 /// (the document's title and the chapters above say what the whole
 /// document is about, not what this passage says).
@@ -217,8 +235,53 @@ pub async fn answer(
         })
         .sum::<f32>()
         / used.len().max(1) as f32;
-    let held = synthesize::held(q.focus(), &q.labels, &picked, &headings);
+    // Terms that name the passage's document ("per g36" of docs/g36/…,
+    // "the service log") chose the document: a passage that does not
+    // repeat them is not measured on them, unless they are all the
+    // question says.
+    let paths: Vec<&str> = used
+        .iter()
+        .map(|i| top[*i].hit.payload.source_ref.as_str())
+        .collect();
+    let mut held = synthesize::held(q.focus(), &q.labels, &picked, &headings);
+    let mut naming: Vec<String> = document_terms(q.focus().terms, &paths)
+        .into_iter()
+        .filter(|t| !held.terms.contains(t))
+        .collect();
+    let asked: Vec<String> = q
+        .focus()
+        .terms
+        .iter()
+        .filter(|t| !naming.contains(t))
+        .cloned()
+        .collect();
+    let focus = if asked.is_empty() || naming.is_empty() {
+        naming.clear();
+        q.focus()
+    } else {
+        let focus = synthesize::Focus {
+            terms: &asked,
+            ..q.focus()
+        };
+        held = synthesize::held(focus, &q.labels, &picked, &headings);
+        focus
+    };
+    // A kind the question names by name ("humidity setpoint") is what it
+    // asks about: a passage that does not name it answers something else.
+    let kinds_missing: Vec<String> = q
+        .kinds
+        .iter()
+        .filter(|k| {
+            !picked
+                .iter()
+                .map(|p| p.text.as_str())
+                .chain(headings.iter().copied())
+                .any(|t| k.named_in(t))
+        })
+        .map(|k| k.said.clone())
+        .collect();
     let measures = DocumentMeasures {
+        kinds_missing: kinds_missing.clone(),
         retrieved: found.hits.len(),
         best: found
             .hits
@@ -233,14 +296,15 @@ pub async fn answer(
         best: measures.best.max(0.0),
         coverage: measures.coverage,
         confidence: measures.confidence,
-        missing: q
-            .focus()
+        missing: focus
             .terms
             .iter()
             .filter(|t| !held.contains(t))
             .cloned()
+            .chain(kinds_missing)
             .collect(),
         held,
+        document: naming,
     };
     if let Some(reason) = refusal::of_documents(cfg, q, &measures) {
         return Ok((Draft::Abstain(reason), Some(measured)));
@@ -278,4 +342,28 @@ pub async fn answer(
         used,
     );
     Ok((draft, Some(measured)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A term names a document when the lexical index reads it among the
+    /// words of the document's path, CamelCase whole or split; other terms
+    /// and stop words do not.
+    #[test]
+    fn terms_that_name_the_passage_document() {
+        let terms: Vec<String> = ["g36", "multizon", "relief", "fan", "start", "humidifi"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            document_terms(
+                &terms,
+                &["docs/g36/AHUs_MultiZone_VAV_SetPoints_ReliefFan.html"]
+            ),
+            ["g36", "multizon", "relief", "fan"]
+        );
+        assert!(document_terms(&terms, &["golden/corpus/northfield_service_log.md"]).is_empty());
+        assert!(document_terms(&terms, &[]).is_empty());
+    }
 }

@@ -122,14 +122,21 @@ impl Walker {
     }
 
     /// One block per row; nested tables stay inside their cell's text.
+    /// Spanning cells are laid out on the table's grid (a `colspan` cell
+    /// fills each column it spans), and the header rows — the first row
+    /// when it has a `th` cell, with the rows its cells' `rowspan` reach —
+    /// become one header row whose cells join each column's headings top
+    /// down ("Occupied" over "Heating" is "Occupied Heating"), so that every
+    /// body row lines up with a header saying what its values are.
     fn table(&mut self, table: ElementRef<'_>) {
+        let mut rows: Vec<Vec<Cell>> = Vec::new();
         for child in table.children().filter_map(ElementRef::wrap) {
             match child.value().name() {
-                "tr" => self.row(child),
+                "tr" => rows.push(cells(child)),
                 "thead" | "tbody" | "tfoot" => {
                     for row in child.children().filter_map(ElementRef::wrap) {
                         if row.value().name() == "tr" {
-                            self.row(row);
+                            rows.push(cells(row));
                         }
                     }
                 }
@@ -137,21 +144,119 @@ impl Walker {
                 _ => {}
             }
         }
-    }
-
-    fn row(&mut self, row: ElementRef<'_>) {
-        let cells: Vec<String> = row
-            .children()
-            .filter_map(ElementRef::wrap)
-            .filter(|c| matches!(c.value().name(), "td" | "th"))
-            .map(inline_string)
-            .filter(|c| !c.is_empty())
-            .collect();
-        if !cells.is_empty() {
-            self.blocks
-                .push(Block::new(BlockKind::TableRow, cells.join(" | ")));
+        for row in grid_rows(&rows) {
+            if row.iter().any(|c| !c.is_empty()) {
+                self.blocks
+                    .push(Block::new(BlockKind::TableRow, row.join(" | ")));
+            }
         }
     }
+}
+
+/// A table cell: its text, its spans and whether it is a heading cell.
+struct Cell {
+    text: String,
+    cols: usize,
+    rows: usize,
+    heading: bool,
+}
+
+/// The `td` and `th` cells of a row.
+fn cells(row: ElementRef<'_>) -> Vec<Cell> {
+    let span = |c: &ElementRef<'_>, name: &str| {
+        c.value()
+            .attr(name)
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .map_or(1, |n| n.clamp(1, MAX_SPAN))
+    };
+    row.children()
+        .filter_map(ElementRef::wrap)
+        .filter(|c| matches!(c.value().name(), "td" | "th"))
+        .map(|c| Cell {
+            text: inline_string(c),
+            cols: span(&c, "colspan"),
+            rows: span(&c, "rowspan"),
+            heading: c.value().name() == "th",
+        })
+        .collect()
+}
+
+/// The most columns or rows one cell may span (a hostile `colspan` must
+/// not allocate without bound).
+const MAX_SPAN: usize = 64;
+
+/// The rows of a table laid out on its grid, the header rows joined into
+/// one (see [`Walker::table`]); rows without any spanning cell and without
+/// a header come out as their non-empty cells.
+fn grid_rows(rows: &[Vec<Cell>]) -> Vec<Vec<String>> {
+    let spans = rows.iter().flatten().any(|c| c.cols > 1 || c.rows > 1);
+    if !spans {
+        return rows
+            .iter()
+            .map(|r| {
+                r.iter()
+                    .map(|c| c.text.clone())
+                    .filter(|t| !t.is_empty())
+                    .collect()
+            })
+            .collect();
+    }
+    // Lay the cells out: a cell fills its columns in its rows; a later
+    // row's cells skip the columns a rowspan above already fills.
+    let mut grid: Vec<Vec<Option<String>>> = vec![Vec::new(); rows.len()];
+    let mut header_rows = 0;
+    for (r, row) in rows.iter().enumerate() {
+        let mut col = 0;
+        for cell in row {
+            while grid[r].get(col).is_some_and(Option::is_some) {
+                col += 1;
+            }
+            let last_row = (r + cell.rows).min(rows.len());
+            for line in &mut grid[r..last_row] {
+                if line.len() < col + cell.cols {
+                    line.resize(col + cell.cols, None);
+                }
+                for slot in &mut line[col..col + cell.cols] {
+                    *slot = Some(cell.text.clone());
+                }
+            }
+            let in_header = if r == 0 {
+                row.iter().any(|c| c.heading)
+            } else {
+                r < header_rows
+            };
+            if in_header {
+                header_rows = header_rows.max(last_row);
+            }
+            col += cell.cols;
+        }
+    }
+    let width = grid.iter().map(Vec::len).max().unwrap_or(0);
+    let text = |slot: &Option<String>| slot.clone().unwrap_or_default();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    if header_rows > 0 {
+        let header = (0..width)
+            .map(|c| {
+                let mut parts: Vec<String> = Vec::new();
+                for line in &grid[..header_rows] {
+                    let t = line.get(c).map(text).unwrap_or_default();
+                    if !t.is_empty() && parts.last() != Some(&t) {
+                        parts.push(t);
+                    }
+                }
+                parts.join(" ")
+            })
+            .collect();
+        out.push(header);
+    }
+    for line in &grid[header_rows..] {
+        out.push(
+            (0..width)
+                .map(|c| line.get(c).map(text).unwrap_or_default())
+                .collect(),
+        );
+    }
+    out
 }
 
 /// The text of an element, whitespace-normalised.
@@ -275,6 +380,33 @@ mod tests {
                 .count();
         }
         assert!(rows > 20, "{rows} table rows");
+    }
+
+    /// Spanning header cells join into one header row over the grid's
+    /// columns ("Occupied" over "Heating"); a body row lines up with it.
+    #[test]
+    fn spanning_headers_become_one_header_row() {
+        let got = blocks(
+            r#"<table><tr><th rowspan="2">Zone Type</th><th colspan="2">Occupied</th>
+               <th colspan="2">Unoccupied</th></tr>
+               <tr><td>Heating</td><td>Cooling</td><td>Heating</td><td>Cooling</td></tr>
+               <tr><td>VAV</td><td>21 &deg;C</td><td>24 &deg;C</td><td>16 &deg;C</td><td>32 &deg;C</td></tr>
+               <tr><td colspan="2">Both</td><td>x</td><td></td><td>y</td></tr></table>
+               <table><tr><td colspan="99999999">wide</td></tr></table>"#,
+        );
+        let rows: Vec<&str> = got.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(
+            rows[0],
+            "Zone Type | Occupied Heating | Occupied Cooling | Unoccupied Heating | Unoccupied Cooling"
+        );
+        assert_eq!(rows[1], "VAV | 21 °C | 24 °C | 16 °C | 32 °C");
+        assert_eq!(rows[2], "Both | Both | x |  | y");
+        assert_eq!(rows.len(), 4);
+        assert_eq!(rows[3].matches("wide").count(), super::MAX_SPAN);
+        assert_eq!(
+            crate::text::quotable(&rows.join("\n"))[0],
+            "Zone Type: VAV; Occupied Heating: 21 °C; Occupied Cooling: 24 °C; Unoccupied Heating: 16 °C; Unoccupied Cooling: 32 °C"
+        );
     }
 
     #[test]

@@ -1,0 +1,168 @@
+//! Document answers on real Guideline 36 pages nobody here wrote
+//! (`../shared/data/docs/g36`): table lookups asked in several wordings,
+//! each answer checked against the values read from the page's own table
+//! (parsed here with `scraper`, not typed), and questions the pages do not
+//! answer, which must abstain.
+
+use crate::common;
+use crate::ingest::docs_state;
+use daemoniq::AppState;
+use daemoniq::ground::Grounder;
+use daemoniq::ingest::DocOptions;
+use scraper::{ElementRef, Html, Selector};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The pages ingested: the two with the tables asked about and three
+/// others about zones, terminal units and relief dampers.
+const PAGES: &[&str] = &[
+    "ThermalZones_Setpoints.html",
+    "Generic_AirEconomizerHighLimits.html",
+    "ZoneGroups_OperationMode.html",
+    "TerminalUnits_Reheat_Subsequences_Alarms.html",
+    "AHUs_MultiZone_VAV_SetPoints_ReliefDamper.html",
+];
+
+async fn g36_state(data: &Path) -> (Arc<AppState>, tempfile::TempDir) {
+    let (state, docs, reports) = docs_state(data, |_| {}).await;
+    let files: Vec<_> = PAGES
+        .iter()
+        .map(|p| data.join("docs/g36").join(p))
+        .collect();
+    let collected = docs.collect(&files).unwrap();
+    let grounder = Grounder::load(state.store.as_ref(), &state.ontology())
+        .await
+        .unwrap();
+    let report = docs
+        .ingest(
+            &grounder,
+            docs.inputs(&collected),
+            &DocOptions::default(),
+            &|_| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(report.counts.failed, 0, "{:?}", report.errors);
+    (state, reports)
+}
+
+async fn ask(state: &Arc<AppState>, query: &str) -> Value {
+    let reply = common::http::call(
+        &daemoniq::app(Arc::clone(state)),
+        common::http::post_json("/chat", &json!({ "query": query })),
+    )
+    .await;
+    let v = reply.json();
+    common::assert_valid("answer_contract.schema.json", &v["answer"]);
+    v
+}
+
+fn text(e: ElementRef<'_>) -> String {
+    e.text()
+        .collect::<Vec<_>>()
+        .join("")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The cells of every row of the page's tables, in order.
+fn table_rows(page: &Path) -> Vec<Vec<String>> {
+    let html = Html::parse_document(&std::fs::read_to_string(page).unwrap());
+    let tr = Selector::parse("tr").unwrap();
+    let cell = Selector::parse("td, th").unwrap();
+    html.select(&tr)
+        .map(|row| row.select(&cell).map(text).collect())
+        .collect()
+}
+
+/// The first "N °C" of a cell.
+fn celsius(cell: &str) -> String {
+    let words: Vec<&str> = cell.split_whitespace().collect();
+    let at = words
+        .windows(2)
+        .position(|w| w[1].starts_with("°C") && w[0].chars().all(|c| c.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("no °C value in {cell:?}"));
+    format!("{} °C", words[at])
+}
+
+fn answered(v: &Value, query: &str, file: &str) -> String {
+    assert_eq!(v["status"], "success", "{query}: {v}");
+    let answer = v["answer"]["answer"].as_str().unwrap().to_owned();
+    let cited: Vec<&str> = v["answer"]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| e["file_paths"].as_array().unwrap())
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        cited.iter().any(|c| c.ends_with(file)),
+        "{query}: cites {cited:?}, not {file}"
+    );
+    answer
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn g36_table_lookups_answer_in_several_wordings_and_the_rest_abstains() {
+    let Some(data) = common::shared_data() else {
+        return;
+    };
+    let (state, _reports) = g36_state(&data).await;
+
+    // The VAV row of the zone setpoint table (a header spanning two rows
+    // and two columns): its four setpoints.
+    let rows = table_rows(&data.join("docs/g36/ThermalZones_Setpoints.html"));
+    let vav = rows
+        .iter()
+        .find(|r| r.first().is_some_and(|c| c == "VAV"))
+        .expect("the VAV row");
+    assert_eq!(vav.len(), 5, "{vav:?}");
+    for query in [
+        "default occupied and unoccupied setpoints for a VAV zone per g36?",
+        "What heating and cooling setpoints does Guideline 36 give a VAV zone when occupied and when unoccupied?",
+        "g36 vav zone heating/cooling setpoints, occupied vs unoccupied",
+    ] {
+        let v = ask(&state, query).await;
+        let answer = answered(&v, query, "ThermalZones_Setpoints.html");
+        for value in &vav[1..] {
+            assert!(
+                answer.contains(value.as_str()),
+                "{query}: {value:?} not in {answer}"
+            );
+        }
+    }
+
+    // The 90.1 high-limit table: "Fixed dry bulb" spans three rows; the
+    // row of climate zone 3a gives its own limit.
+    let rows = table_rows(&data.join("docs/g36/Generic_AirEconomizerHighLimits.html"));
+    let zone = rows
+        .iter()
+        .find_map(|r| {
+            let at = r.iter().position(|c| c.split(", ").any(|z| z == "3a"))?;
+            r.get(at + 1).cloned()
+        })
+        .expect("the row of climate zone 3a");
+    let limit = celsius(&zone);
+    for query in [
+        "fixed dry bulb economizer high limit in ASHRAE climate zone 3a?",
+        "Under 90.1, above what outdoor air temperature is a fixed dry bulb economizer off in climate zone 3a?",
+        "climate zone 3a: economizer OFF when the outdoor air is warmer than what, with a fixed dry bulb high limit?",
+    ] {
+        let v = ask(&state, query).await;
+        let answer = answered(&v, query, "Generic_AirEconomizerHighLimits.html");
+        assert!(answer.contains(&limit), "{query}: {limit} not in {answer}");
+        assert!(answer.contains("Fixed dry bulb"), "{query}: {answer}");
+    }
+
+    // Asked what the pages do not say: abstain, in every wording.
+    for query in [
+        "g36 default humidity setpoint for a VAV zone?",
+        "What relative humidity does Guideline 36 hold an occupied zone at?",
+        "per g36, how often must the economizer dampers be lubricated?",
+    ] {
+        let v = ask(&state, query).await;
+        assert_eq!(v["status"], "refused", "{query}: {v}");
+    }
+}
