@@ -343,9 +343,17 @@ pub enum Cue {
 impl Cue {
     /// Whether the cue reads what a question asks or a passage says about
     /// values rather than naming a question word of the graph reader: its
-    /// words ("temperature", "minutes") are content, not cue words.
-    fn describes_values(self) -> bool {
+    /// words ("temperature", "minutes", "s", "pa") are content, not cue
+    /// words, and no vocabulary a typo is corrected into.
+    pub fn describes_values(self) -> bool {
         matches!(self, Self::Quantity | Self::QuantityUnit)
+    }
+
+    /// Every cue that names question words: all but those about values,
+    /// so that a value word ("temp", "min") is read by the graph reader and
+    /// the spelling as the content word it is.
+    pub fn question_cues() -> impl Iterator<Item = Cue> {
+        <Cue as strum::IntoEnumIterator>::iter().filter(|c| !c.describes_values())
     }
 }
 

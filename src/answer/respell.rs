@@ -126,7 +126,7 @@ impl Spelling {
     pub fn new(spelled: HashMap<String, String>, words: HashSet<String>, cues: &Cues) -> Self {
         let domain = words.clone();
         let mut known = words;
-        for cue in <Cue as strum::IntoEnumIterator>::iter() {
+        for cue in Cue::question_cues() {
             for text in cues.list(cue) {
                 known.extend(
                     text.split(|c: char| !c.is_alphabetic())

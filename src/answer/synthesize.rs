@@ -105,16 +105,36 @@ pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
 /// over one holding more.
 const QUANTITY_BONUS: f32 = 0.75;
 
-/// Picks the best sentences of `texts` (best text first): each sentence
-/// scores one per focus term it holds, half for each named entity label it
-/// mentions, [`QUANTITY_BONUS`] when the question asks for a value and the
-/// sentence holds a term and states a quantity, plus its text's weight.
-/// Returns at most `max` sentences, the later ones only when they add focus
-/// terms.
+/// What a focus term that names a text's document counts in that text's
+/// sentences: the term chose the document (its rank has it), it does not
+/// tell one of its sentences from another — the "Source: …/MultiZone/
+/// FreezeProtection.mo" line holds every word of the page's name and
+/// answers nothing.
+const NAMING_WEIGHT: f32 = 0.5;
+
+/// Picks the best sentences of `texts` (best text first) with no term
+/// naming any text's document (see [`pick_in`]).
 pub fn pick(
     focus: Focus<'_>,
     labels: &[String],
     texts: &[(usize, &str, f32)],
+    max: usize,
+) -> Vec<Picked> {
+    pick_in(focus, labels, texts, &[], max)
+}
+
+/// Picks the best sentences of `texts` (best text first): each sentence
+/// scores one per focus term it holds ([`NAMING_WEIGHT`] for a term in the
+/// list of the same position of `naming`: the terms that name that text's
+/// document), half for each named entity label it mentions,
+/// [`QUANTITY_BONUS`] when the question asks for a value and the sentence
+/// holds a term and states a quantity, plus its text's weight. Returns at
+/// most `max` sentences, the later ones only when they add focus terms.
+pub fn pick_in(
+    focus: Focus<'_>,
+    labels: &[String],
+    texts: &[(usize, &str, f32)],
+    naming: &[Vec<String>],
     max: usize,
 ) -> Vec<Picked> {
     let squashed: Vec<String> = labels
@@ -124,15 +144,26 @@ pub fn pick(
         .collect();
     let mut all: Vec<(Picked, usize)> = Vec::new();
     let mut by_source: Vec<Vec<String>> = Vec::new();
-    for (source, text, weight) in texts {
+    for (i, (source, text, weight)) in texts.iter().enumerate() {
         let list = quotable(text);
+        let names = naming.get(i).map(Vec::as_slice).unwrap_or_default();
         for (k, s) in list.iter().enumerate() {
             let matched = matched_terms(focus, s);
+            let terms: f32 = matched
+                .iter()
+                .map(|t| {
+                    if names.contains(t) {
+                        NAMING_WEIGHT
+                    } else {
+                        1.0
+                    }
+                })
+                .sum();
             let sq = squash(s);
             let mentions = squashed.iter().filter(|l| sq.contains(l.as_str())).count();
             let quantity =
                 !focus.units.is_empty() && !matched.is_empty() && states_quantity(s, focus.units);
-            let score = matched.len() as f32
+            let score = terms
                 + 0.5 * mentions as f32
                 + if quantity { QUANTITY_BONUS } else { 0.0 }
                 + weight;
@@ -362,6 +393,23 @@ mod tests {
             p[0].text,
             "The low airflow alarm threshold is set per zone."
         );
+    }
+
+    /// Terms that name a text's document count less in its sentences: the
+    /// line that repeats the page's name loses to the one that answers.
+    #[test]
+    fn terms_naming_the_document_tell_no_sentence_apart() {
+        let f = focus(&["multizone", "ahu", "freeze", "protection", "stage", "3"]);
+        let text = "Source: Buildings AHUs MultiZone Freeze Protection (LBNL). \
+                    Stage 3 freeze alarm starts when the supply air is below 3.3 C for 5 minutes.";
+        let best = |naming: &[Vec<String>]| {
+            pick_in(Focus::plain(&f), &[], &[(0, text, 0.0)], naming, 1)[0]
+                .text
+                .clone()
+        };
+        assert!(best(&[]).starts_with("Source:"));
+        let naming = vec![focus(&["multizone", "ahu", "freeze", "protection"])];
+        assert!(best(&naming).starts_with("Stage 3"));
     }
 
     #[test]

@@ -34,7 +34,12 @@ pub fn picks(
         .map(|(i, s)| (i, s.hit.payload.node_content.as_str(), s.reranked))
         .collect();
     let focus = q.focus();
-    let mut picked = synthesize::pick(focus, &q.labels, &texts, 2);
+    let path = |i: usize| hits[i].hit.payload.source_ref.as_str();
+    let naming: Vec<Vec<String>> = texts
+        .iter()
+        .map(|(i, ..)| document_terms(focus.terms, &[path(*i)]))
+        .collect();
+    let mut picked = synthesize::pick_in(focus, &q.labels, &texts, &naming, 2);
     let heading = |i: usize| own_heading(&hits[i].hit.payload.section_title);
     // Quote a second chunk only when the best one alone does not hold
     // enough of the question: one passage, one page, is easier to check.
@@ -44,11 +49,46 @@ pub fn picks(
             .filter(|p| p.source == first)
             .cloned()
             .collect();
-        if synthesize::coverage(focus, &q.labels, &own, &[heading(first)]) >= cfg.min_coverage {
+        let headings = [heading(first)];
+        let (asked, _) = measured_terms(q, &own, &headings, &[path(first)]);
+        let measured = synthesize::Focus {
+            terms: &asked,
+            ..focus
+        };
+        if synthesize::coverage(measured, &q.labels, &own, &headings) >= cfg.min_coverage {
             picked = own;
         }
     }
     picked
+}
+
+/// The focus terms a passage from the documents at `paths` is measured
+/// on, and those left out: the terms that name one of the documents and
+/// that the passage (`picked` and their `headings`) does not write — they
+/// chose the document, the passage need not repeat them — unless they are
+/// all the question says.
+fn measured_terms(
+    q: &Question,
+    picked: &[Picked],
+    headings: &[&str],
+    paths: &[&str],
+) -> (Vec<String>, Vec<String>) {
+    let terms = q.focus().terms;
+    let held = synthesize::held(q.focus(), &q.labels, picked, headings).terms;
+    let naming: Vec<String> = document_terms(terms, paths)
+        .into_iter()
+        .filter(|t| !held.contains(t))
+        .collect();
+    let asked: Vec<String> = terms
+        .iter()
+        .filter(|t| !naming.contains(t))
+        .cloned()
+        .collect();
+    if asked.is_empty() || naming.is_empty() {
+        (terms.to_vec(), Vec::new())
+    } else {
+        (asked, naming)
+    }
 }
 
 /// The equipment kinds a question asks about: the Brick classes and
@@ -243,29 +283,12 @@ pub async fn answer(
         .iter()
         .map(|i| top[*i].hit.payload.source_ref.as_str())
         .collect();
-    let mut held = synthesize::held(q.focus(), &q.labels, &picked, &headings);
-    let mut naming: Vec<String> = document_terms(q.focus().terms, &paths)
-        .into_iter()
-        .filter(|t| !held.terms.contains(t))
-        .collect();
-    let asked: Vec<String> = q
-        .focus()
-        .terms
-        .iter()
-        .filter(|t| !naming.contains(t))
-        .cloned()
-        .collect();
-    let focus = if asked.is_empty() || naming.is_empty() {
-        naming.clear();
-        q.focus()
-    } else {
-        let focus = synthesize::Focus {
-            terms: &asked,
-            ..q.focus()
-        };
-        held = synthesize::held(focus, &q.labels, &picked, &headings);
-        focus
+    let (asked, naming) = measured_terms(q, &picked, &headings, &paths);
+    let focus = synthesize::Focus {
+        terms: &asked,
+        ..q.focus()
     };
+    let held = synthesize::held(focus, &q.labels, &picked, &headings);
     // A kind the question names by name ("humidity setpoint") is what it
     // asks about: a passage that does not name it answers something else.
     let kinds_missing: Vec<String> = q

@@ -339,7 +339,7 @@ impl<'a> Parts<'a> {
                     && !self.nodes.iter().any(|n| n.span.covers(w.span))
                     && !self.explained.iter().any(|e| e.covers(w.span))
                     && number(&w.text).is_none()
-                    && !<Cue as strum::IntoEnumIterator>::iter().any(|c| self.cues.is(c, &w.text))
+                    && !Cue::question_cues().any(|c| self.cues.is(c, &w.text))
             })
             .collect()
     }
@@ -672,8 +672,7 @@ impl<'a> Parts<'a> {
                     .all(|c| "-_ ".contains(c))
                     && w.span.start - l.span.end <= 1
             });
-            let free = !covered(self, w)
-                && !<Cue as strum::IntoEnumIterator>::iter().any(|c| self.cues.is(c, &w.text));
+            let free = !covered(self, w) && !Cue::question_cues().any(|c| self.cues.is(c, &w.text));
             if free && (joined || run.is_empty()) {
                 run.push(w.clone());
             } else {
@@ -1023,7 +1022,7 @@ impl<'a> Parts<'a> {
             .chain(self.classes.iter().map(|c| c.span))
             .chain(self.explained.iter().copied())
             .collect();
-        for cue in <Cue as strum::IntoEnumIterator>::iter() {
+        for cue in Cue::question_cues() {
             for entry in self.cues.list(cue) {
                 if entry.contains(' ') {
                     for (at, _) in self.lower.match_indices(entry.as_str()) {
@@ -1040,7 +1039,7 @@ impl<'a> Parts<'a> {
             .filter(|w| !covered.iter().any(|c| c.covers(w.span)))
             .filter(|w| number(&w.text).is_none() && w.text.len() > 1)
             .filter(|w| {
-                !<Cue as strum::IntoEnumIterator>::iter()
+                !Cue::question_cues()
                     .filter(|&c| c != Cue::Medium)
                     .any(|c| self.cues.is(c, &w.text))
             })
