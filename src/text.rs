@@ -488,10 +488,7 @@ impl Cues {
 
     /// The entries of the cues that name question words.
     fn question_words(&self) -> impl Iterator<Item = &String> {
-        self.sets
-            .iter()
-            .filter(|(cue, _)| !cue.describes_values())
-            .flat_map(|(_, entries)| entries)
+        Cue::question_cues().flat_map(|cue| self.list(cue))
     }
 
     /// Whether one of the cue's words or phrases occurs in the

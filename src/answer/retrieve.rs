@@ -531,6 +531,20 @@ mod tests {
         }
     }
 
+    /// A fused hit of `score` (cosine and fused alike) with payload `p`.
+    fn fused(score: f32, p: ChunkPayload) -> Fused {
+        Fused {
+            hit: Hit {
+                id: uuid::Uuid::new_v4(),
+                score,
+                payload: p,
+            },
+            bm25: None,
+            fused: score,
+            named_document: 0,
+        }
+    }
+
     fn grounding(kind: &str, gconf: f64) -> Grounding {
         Grounding {
             equipment_types: vec![EquipmentType {
@@ -576,16 +590,7 @@ mod tests {
     #[test]
     fn boosts_multiply_and_reorder() {
         let cfg = AnswerConfig::default();
-        let hit = |score: f32, equip: &[&str], ids: &[&str]| Fused {
-            hit: Hit {
-                id: uuid::Uuid::new_v4(),
-                score,
-                payload: payload(equip, ids),
-            },
-            bm25: None,
-            fused: score,
-            named_document: 0,
-        };
+        let hit = |score: f32, equip: &[&str], ids: &[&str]| fused(score, payload(equip, ids));
         let out = rerank(
             &cfg,
             &grounding("vav", 0.9),
@@ -604,16 +609,7 @@ mod tests {
             let mut p = payload(&[], &[]);
             p.source_ref = source.into();
             p.updated_at = updated.into();
-            Fused {
-                hit: Hit {
-                    id: uuid::Uuid::new_v4(),
-                    score,
-                    payload: p,
-                },
-                bm25: None,
-                fused: score,
-                named_document: 0,
-            }
+            fused(score, p)
         };
         let order = |hits: Vec<Fused>| {
             rerank(&cfg, &grounding("vav", 0.9), &[], hits)
@@ -651,16 +647,7 @@ mod tests {
         let hit = |path: &str| {
             let mut p = payload(&[], &[]);
             p.source_ref = path.into();
-            Fused {
-                hit: Hit {
-                    id: uuid::Uuid::new_v4(),
-                    score: 0.5,
-                    payload: p,
-                },
-                bm25: None,
-                fused: 0.5,
-                named_document: 0,
-            }
+            fused(0.5, p)
         };
         let mut hits = vec![
             hit("docs/g36/TerminalUnits_Reheat_Alarms.html"),
@@ -697,16 +684,7 @@ mod tests {
             let mut p = payload(&[], &[]);
             p.source_ref = source.into();
             p.node_content = text.into();
-            Fused {
-                hit: Hit {
-                    id: uuid::Uuid::new_v4(),
-                    score,
-                    payload: p,
-                },
-                bm25: None,
-                fused: score,
-                named_document: 0,
-            }
+            fused(score, p)
         };
         let mut hits = rerank(
             &cfg,

@@ -46,7 +46,8 @@ fn corpus_files() -> Vec<PathBuf> {
     files
 }
 
-async fn ingest(state: &AppState, files: &[PathBuf]) {
+/// Ingests `files` into the state's document service; none may fail.
+pub async fn ingest(state: &AppState, files: &[PathBuf]) {
     let docs = state.docs().unwrap();
     let collected = docs.collect(files).unwrap();
     let grounder = Grounder::load(state.store.as_ref(), &state.ontology())

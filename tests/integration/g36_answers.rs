@@ -4,11 +4,10 @@
 //! (parsed here with `scraper`, not typed), and questions the pages do not
 //! answer, which must abstain.
 
+use crate::chat::ingest;
 use crate::common;
 use crate::ingest::docs_state;
 use daemoniq::AppState;
-use daemoniq::ground::Grounder;
-use daemoniq::ingest::DocOptions;
 use scraper::{ElementRef, Html, Selector};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -25,25 +24,12 @@ const PAGES: &[&str] = &[
 ];
 
 async fn g36_state(data: &Path) -> (Arc<AppState>, tempfile::TempDir) {
-    let (state, docs, reports) = docs_state(data, |_| {}).await;
+    let (state, _docs, reports) = docs_state(data, |_| {}).await;
     let files: Vec<_> = PAGES
         .iter()
         .map(|p| data.join("docs/g36").join(p))
         .collect();
-    let collected = docs.collect(&files).unwrap();
-    let grounder = Grounder::load(state.store.as_ref(), &state.ontology())
-        .await
-        .unwrap();
-    let report = docs
-        .ingest(
-            &grounder,
-            docs.inputs(&collected),
-            &DocOptions::default(),
-            &|_| {},
-        )
-        .await
-        .unwrap();
-    assert_eq!(report.counts.failed, 0, "{:?}", report.errors);
+    ingest(&state, &files).await;
     (state, reports)
 }
 

@@ -49,45 +49,61 @@ pub fn picks(
             .filter(|p| p.source == first)
             .cloned()
             .collect();
-        let headings = [heading(first)];
-        let (asked, _) = measured_terms(q, &own, &headings, &[path(first)]);
-        let measured = synthesize::Focus {
-            terms: &asked,
-            ..focus
-        };
-        if synthesize::coverage(measured, &q.labels, &own, &headings) >= cfg.min_coverage {
+        if measure(q, &own, &[heading(first)], &[path(first)])
+            .held
+            .coverage
+            >= cfg.min_coverage
+        {
             picked = own;
         }
     }
     picked
 }
 
-/// The focus terms a passage from the documents at `paths` is measured
-/// on, and those left out: the terms that name one of the documents and
-/// that the passage (`picked` and their `headings`) does not write — they
-/// chose the document, the passage need not repeat them — unless they are
-/// all the question says.
-fn measured_terms(
-    q: &Question,
-    picked: &[Picked],
-    headings: &[&str],
-    paths: &[&str],
-) -> (Vec<String>, Vec<String>) {
+/// What a passage is measured on, measured: the focus terms it must hold,
+/// those left out, and what it holds of the rest.
+struct Measured {
+    /// The focus terms measured.
+    asked: Vec<String>,
+    /// The terms left out: they name one of the passage's documents and
+    /// the passage does not write them.
+    naming: Vec<String>,
+    /// What the passage holds of `asked`.
+    held: synthesize::Held,
+}
+
+/// Measures a passage (`picked` and their `headings`) from the documents
+/// at `paths`: a focus term that names one of the documents and that the
+/// passage does not write chose the document — the passage need not
+/// repeat it — so it is left out, unless the question says nothing else.
+fn measure(q: &Question, picked: &[Picked], headings: &[&str], paths: &[&str]) -> Measured {
     let terms = q.focus().terms;
-    let held = synthesize::held(q.focus(), &q.labels, picked, headings).terms;
+    let held = synthesize::held(q.focus(), &q.labels, picked, headings);
     let naming: Vec<String> = document_terms(terms, paths)
         .into_iter()
-        .filter(|t| !held.contains(t))
+        .filter(|t| !held.terms.contains(t))
         .collect();
+    if naming.is_empty() || naming.len() == terms.len() {
+        return Measured {
+            asked: terms.to_vec(),
+            naming: Vec::new(),
+            held,
+        };
+    }
     let asked: Vec<String> = terms
         .iter()
         .filter(|t| !naming.contains(t))
         .cloned()
         .collect();
-    if asked.is_empty() || naming.is_empty() {
-        (terms.to_vec(), Vec::new())
-    } else {
-        (asked, naming)
+    // Every held term is asked (a left-out term is one not held).
+    let coverage = held.terms.len() as f32 / asked.len() as f32;
+    Measured {
+        asked,
+        naming,
+        held: synthesize::Held {
+            terms: held.terms,
+            coverage,
+        },
     }
 }
 
@@ -283,12 +299,11 @@ pub async fn answer(
         .iter()
         .map(|i| top[*i].hit.payload.source_ref.as_str())
         .collect();
-    let (asked, naming) = measured_terms(q, &picked, &headings, &paths);
-    let focus = synthesize::Focus {
-        terms: &asked,
-        ..q.focus()
-    };
-    let held = synthesize::held(focus, &q.labels, &picked, &headings);
+    let Measured {
+        asked,
+        naming,
+        held,
+    } = measure(q, &picked, &headings, &paths);
     // A kind the question names by name ("humidity setpoint") is what it
     // asks about: a passage that does not name it answers something else.
     let kinds_missing: Vec<String> = q
@@ -319,8 +334,7 @@ pub async fn answer(
         best: measures.best.max(0.0),
         coverage: measures.coverage,
         confidence: measures.confidence,
-        missing: focus
-            .terms
+        missing: asked
             .iter()
             .filter(|t| !held.contains(t))
             .cloned()
