@@ -380,6 +380,7 @@ async fn draft(
             about: &q.about,
             grounder: &snap.grounder,
             view,
+            spelling: &snap.spelling,
         };
         let (draft, measured) = documents::answer(docs.as_deref(), cfg, &q, found).await?;
         trace.answerability = measured;

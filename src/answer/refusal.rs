@@ -37,6 +37,10 @@ pub enum Reason {
     /// The quoted passage does not name the kinds of point or equipment
     /// the question asks about by name (their words, as asked).
     KindNotQuoted(Vec<String>),
+    /// The question names documents ("per G36", "the service log") and
+    /// the passage found is neither from one of them nor says their name
+    /// (the question's words for them).
+    OtherDocument(Vec<String>),
     /// 1 − mean cosine distance of the chunks used is below the floor.
     LowConfidence {
         /// The confidence.
@@ -80,6 +84,7 @@ impl Reason {
             | Self::LowCoverage { .. }
             | Self::OtherEquipment(_)
             | Self::KindNotQuoted(_)
+            | Self::OtherDocument(_)
             | Self::LowConfidence { .. }
             | Self::SelectionUnlinked
             | Self::SelectionUntraced
@@ -124,6 +129,10 @@ impl Reason {
                 "The best passage found does not name the {} the question asks about, so it does not answer it.",
                 kinds.join(", ")
             ),
+            Self::OtherDocument(named) => format!(
+                "The question asks what the {} documents say; the best passage found is from another document and does not say it.",
+                named.join(", ")
+            ),
             Self::SelectionMissing { coverage, terms } => format!(
                 "The selected text holds {:.0}% of the question's terms ({}); it does not contain the answer.",
                 coverage * 100.0,
@@ -160,6 +169,9 @@ impl Reason {
             }
             Self::OtherEquipment(_) => {
                 "Ingest the sequence or manual for that equipment, or name the unit (its tag) in the question."
+            }
+            Self::OtherDocument(_) => {
+                "Ingest the document that covers it, or ask without naming the document to search all sources."
             }
             Self::LowCoverage { .. } | Self::KindNotQuoted(_) => {
                 "Check the equipment's submittals or the BAS directly; DaemonIQ has no source for this."
@@ -206,11 +218,16 @@ pub struct DocumentMeasures {
     /// The kinds the question names that the quoted passages and their
     /// headings do not (their words, as asked).
     pub kinds_missing: Vec<String>,
+    /// The question's words for documents (see
+    /// `compose::documents::documents_missing`) that the quoted passages'
+    /// documents are not and the passages do not say.
+    pub documents_missing: Vec<String>,
 }
 
 /// Abstentions of a document answer, checked in order: nothing retrieved,
-/// not relevant, a kind the question names not named, too few of the
-/// question's terms, too little confidence.
+/// not relevant, documents the question names not quoted, a kind the
+/// question names not named, too few of the question's terms, too little
+/// confidence.
 pub fn of_documents(cfg: &AnswerConfig, q: &Question, m: &DocumentMeasures) -> Option<Reason> {
     if m.retrieved == 0 {
         Some(Reason::NothingRetrieved)
@@ -219,6 +236,8 @@ pub fn of_documents(cfg: &AnswerConfig, q: &Question, m: &DocumentMeasures) -> O
             best: m.best,
             floor: cfg.min_relevance,
         })
+    } else if !m.documents_missing.is_empty() {
+        Some(Reason::OtherDocument(m.documents_missing.clone()))
     } else if !m.kinds_missing.is_empty() {
         Some(Reason::KindNotQuoted(m.kinds_missing.clone()))
     } else if m.coverage < cfg.min_coverage {

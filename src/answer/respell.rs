@@ -34,6 +34,9 @@ pub struct Spelling {
     /// The grounder's words alone: names of the models and the ontology,
     /// not English cue words.
     domain: HashSet<String>,
+    /// The same words stemmed ([`stem_root`]), as a question's focus
+    /// terms are.
+    domain_stems: HashSet<String>,
     /// Every abbreviation (`dq:Alias` and `dq:Shorthand`) with the words it
     /// stands for, both stemmed, sharing no word ("box" / "vav box" is a
     /// qualification, not another form).
@@ -125,6 +128,7 @@ impl Spelling {
     /// Builds the spelling from its parts.
     pub fn new(spelled: HashMap<String, String>, words: HashSet<String>, cues: &Cues) -> Self {
         let domain = words.clone();
+        let domain_stems = words.iter().map(|w| stem_root(w)).collect();
         let mut known = words;
         for cue in Cue::question_cues() {
             for text in cues.list(cue) {
@@ -147,6 +151,7 @@ impl Spelling {
             spelled,
             known,
             domain,
+            domain_stems,
             forms: Vec::new(),
         }
     }
@@ -171,6 +176,12 @@ impl Spelling {
     /// ontology ("condenser"), not only plain English ("fix", "june").
     pub fn is_domain(&self, word: &str) -> bool {
         holds(&self.domain, word)
+    }
+
+    /// Whether a focus term (stemmed) is a word of the models or the
+    /// ontology, as written or stemmed ("temperatur" of "temperature").
+    pub fn is_domain_term(&self, term: &str) -> bool {
+        self.is_domain(term) || self.domain_stems.contains(&stem_root(term))
     }
 
     fn knows(&self, word: &str) -> bool {
@@ -295,6 +306,13 @@ fn stems(text: &str) -> Vec<String> {
 }
 
 /// Whether `words` holds `word` or, for a plural, its singular.
+/// A word's stem without a final "e", so that a word and its plural meet
+/// ("temperature" and "temperatures" are both "temperatur").
+fn stem_root(word: &str) -> String {
+    let s = crate::text::stem(word);
+    s.strip_suffix('e').map(str::to_owned).unwrap_or(s)
+}
+
 fn holds(words: &HashSet<String>, word: &str) -> bool {
     words.contains(word) || word.strip_suffix('s').is_some_and(|w| words.contains(w))
 }

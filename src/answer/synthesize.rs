@@ -137,6 +137,21 @@ pub fn pick_in(
     naming: &[Vec<String>],
     max: usize,
 ) -> Vec<Picked> {
+    pick_under(focus, labels, texts, naming, &[], max)
+}
+
+/// Picks the best sentences of `texts` like [`pick_in`], leaving out the
+/// headings each text stands under (`headings`: the chunk's heading path,
+/// per text in order) and lines citing a file path: neither answers
+/// anything ([`answers_anything`]).
+pub fn pick_under(
+    focus: Focus<'_>,
+    labels: &[String],
+    texts: &[(usize, &str, f32)],
+    naming: &[Vec<String>],
+    headings: &[&str],
+    max: usize,
+) -> Vec<Picked> {
     let squashed: Vec<String> = labels
         .iter()
         .map(|l| squash(l))
@@ -148,6 +163,9 @@ pub fn pick_in(
         let list = quotable(text);
         let names = naming.get(i).map(Vec::as_slice).unwrap_or_default();
         for (k, s) in list.iter().enumerate() {
+            if !answers_anything(s, headings.get(i).copied().unwrap_or_default()) {
+                continue;
+            }
             let matched = matched_terms(focus, s);
             let terms: f32 = matched
                 .iter()
@@ -220,6 +238,25 @@ pub fn pick_in(
         }
     }
     out
+}
+
+/// Whether a sentence can answer a question: not one of the headings its
+/// text stands under (`heading`: the chunk's heading path, whose last
+/// heading often opens the text; a heading names a topic, it says nothing
+/// of it) and not a line citing a file path (a "Source: …/G36/AHUs/
+/// MultiZone/VAV/Controller.mo" line holds every word of the page's name
+/// and answers nothing).
+fn answers_anything(sentence: &str, heading: &str) -> bool {
+    let path_like = sentence
+        .split_whitespace()
+        .any(|w| w.matches('/').count() >= 3 && !w.contains("//"));
+    let squashed = squash(sentence);
+    let is_heading = !heading.is_empty()
+        && (squash(heading) == squashed
+            || heading
+                .split(crate::ingest::chunk::HEADING_SEPARATOR)
+                .any(|h| squash(h) == squashed));
+    !path_like && !is_heading
 }
 
 /// Whether a sentence opens with a word that refers to the one before it.

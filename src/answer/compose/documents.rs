@@ -20,18 +20,25 @@ use crate::vocab;
 /// The sentences a document answer would quote from the `selected` top
 /// chunks of `hits`, leaving out the chunks in `off` (about other
 /// equipment than the question asks about).
+///
+/// `unused`: the question's terms no document uses, which a passage is not
+/// measured on ([`measure`]).
 pub fn picks(
     cfg: &AnswerConfig,
     q: &Question,
     hits: &[Scored],
     selected: usize,
     off: &[usize],
+    unused: &[String],
 ) -> Vec<Picked> {
-    let texts: Vec<(usize, &str, f32)> = hits[..selected]
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !off.contains(i))
-        .map(|(i, s)| (i, s.hit.payload.node_content.as_str(), s.reranked))
+    let texts: Vec<(usize, &str, f32)> = kept(selected, off)
+        .map(|i| {
+            (
+                i,
+                hits[i].hit.payload.node_content.as_str(),
+                hits[i].reranked,
+            )
+        })
         .collect();
     let focus = q.focus();
     let path = |i: usize| hits[i].hit.payload.source_ref.as_str();
@@ -39,7 +46,11 @@ pub fn picks(
         .iter()
         .map(|(i, ..)| document_terms(focus.terms, &[path(*i)]))
         .collect();
-    let mut picked = synthesize::pick_in(focus, &q.labels, &texts, &naming, 2);
+    let headings: Vec<&str> = texts
+        .iter()
+        .map(|(i, ..)| hits[*i].hit.payload.section_title.as_str())
+        .collect();
+    let mut picked = synthesize::pick_under(focus, &q.labels, &texts, &naming, &headings, 2);
     let heading = |i: usize| own_heading(&hits[i].hit.payload.section_title);
     // Quote a second chunk only when the best one alone does not hold
     // enough of the question: one passage, one page, is easier to check.
@@ -49,7 +60,7 @@ pub fn picks(
             .filter(|p| p.source == first)
             .cloned()
             .collect();
-        if measure(q, &own, &[heading(first)], &[path(first)])
+        if measure(q, &own, &[heading(first)], &[path(first)], unused)
             .held
             .coverage
             >= cfg.min_coverage
@@ -68,6 +79,8 @@ struct Measured {
     /// The terms left out: they name one of the passage's documents and
     /// the passage does not write them.
     naming: Vec<String>,
+    /// The terms left out because no indexed document uses them.
+    unused: Vec<String>,
     /// What the passage holds of `asked`.
     held: synthesize::Held,
 }
@@ -76,35 +89,91 @@ struct Measured {
 /// at `paths`: a focus term that names one of the documents and that the
 /// passage does not write chose the document — the passage need not
 /// repeat it — so it is left out, unless the question says nothing else.
-fn measure(q: &Question, picked: &[Picked], headings: &[&str], paths: &[&str]) -> Measured {
+fn measure(
+    q: &Question,
+    picked: &[Picked],
+    headings: &[&str],
+    paths: &[&str],
+    unused: &[String],
+) -> Measured {
     let terms = q.focus().terms;
     let held = synthesize::held(q.focus(), &q.labels, picked, headings);
     let naming: Vec<String> = document_terms(terms, paths)
         .into_iter()
         .filter(|t| !held.terms.contains(t))
         .collect();
-    if naming.is_empty() || naming.len() == terms.len() {
+    let left_out: Vec<&String> = terms
+        .iter()
+        .filter(|t| !held.terms.contains(t) && (naming.contains(t) || unused.contains(t)))
+        .collect();
+    if left_out.is_empty() || left_out.len() == terms.len() {
         return Measured {
             asked: terms.to_vec(),
             naming: Vec::new(),
+            unused: Vec::new(),
             held,
         };
     }
     let asked: Vec<String> = terms
         .iter()
-        .filter(|t| !naming.contains(t))
+        .filter(|t| !left_out.contains(t))
         .cloned()
         .collect();
     // Every held term is asked (a left-out term is one not held).
     let coverage = held.terms.len() as f32 / asked.len() as f32;
     Measured {
         asked,
+        unused: unused
+            .iter()
+            .filter(|t| left_out.contains(t) && !naming.contains(t))
+            .cloned()
+            .collect(),
         naming,
         held: synthesize::Held {
             terms: held.terms,
             coverage,
         },
     }
+}
+
+/// The question's focus terms that no indexed document uses: the lexical
+/// index holds no chunk with the word, and no retrieved chunk (`hits`, its
+/// heading path included) has a word the term matches as passages are
+/// measured (stem or prefix: "econ" is held by "economizer").
+async fn unused_terms(
+    docs: &DocService,
+    q: &Question,
+    hits: &[Scored],
+) -> Result<Vec<String>, crate::vector::VectorError> {
+    let retrieved: std::collections::HashSet<String> = hits
+        .iter()
+        .flat_map(|h| {
+            crate::text::words(&h.hit.payload.section_title)
+                .into_iter()
+                .chain(crate::text::words(&h.hit.payload.node_content))
+        })
+        .collect();
+    let mut out = Vec::new();
+    for t in q.focus().terms {
+        if crate::vector::lexical::query(t).indices.is_empty()
+            || retrieved.iter().any(|w| synthesize::term_matches(t, w))
+        {
+            continue;
+        }
+        let hits = docs
+            .ingestor()
+            .index()
+            .lexical(crate::vector::LexicalSearch {
+                text: t.clone(),
+                limit: 1,
+                filter: None,
+            })
+            .await?;
+        if hits.is_empty() {
+            out.push(t.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// The equipment kinds a question asks about: the Brick classes and
@@ -208,6 +277,68 @@ fn document_terms(terms: &[String], paths: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The question's words that name documents and nothing of the building
+/// or the ontology ("g36", "guideline 36" through its short form "g36",
+/// "service log", "soo"), when the quoted passages' documents (`paths`) are
+/// not among those they name and the passages do not say them (`held`):
+/// a question that asks what Guideline 36 says is not answered by the
+/// campus manual. A word names a document when it is a word of the path of
+/// one of the retrieved chunks' documents (`hits`), as the lexical index
+/// reads words; numbers and words of the models, the ontology or the
+/// question cues (equipment, points, "vav", "plant") name no document.
+pub fn documents_missing(
+    q: &Question,
+    hits: &[Scored],
+    paths: &[&str],
+    held: &[String],
+    spelling: &crate::answer::respell::Spelling,
+) -> Vec<String> {
+    let words_of = |path: &str| -> std::collections::HashSet<u32> {
+        crate::vector::lexical::query(&path_words(path))
+            .indices
+            .into_iter()
+            .collect()
+    };
+    let retrieved: Vec<std::collections::HashSet<u32>> = {
+        let mut seen: Vec<&str> = Vec::new();
+        for h in hits {
+            if !seen.contains(&h.hit.payload.source_ref.as_str()) {
+                seen.push(&h.hit.payload.source_ref);
+            }
+        }
+        seen.into_iter().map(words_of).collect()
+    };
+    let quoted: Vec<std::collections::HashSet<u32>> = paths.iter().map(|p| words_of(p)).collect();
+    // A term's forms: itself, and the other form of an abbreviation it is
+    // a word of ("guideline" of "guideline 36" is "g36").
+    let forms = |t: &String| -> Vec<Vec<u32>> {
+        let mut out = vec![crate::vector::lexical::query(t).indices];
+        out.extend(
+            q.equivalents
+                .iter()
+                .filter(|e| e.terms.contains(t))
+                .map(|e| crate::vector::lexical::query(&e.form.join(" ")).indices),
+        );
+        out.retain(|f| !f.is_empty());
+        out
+    };
+    let names = |forms: &[Vec<u32>], path: &std::collections::HashSet<u32>| {
+        forms.iter().any(|f| f.iter().all(|i| path.contains(i)))
+    };
+    q.focus()
+        .terms
+        .iter()
+        .filter(|t| !t.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .filter(|t| !spelling.is_domain_term(t))
+        .filter(|t| !held.contains(t))
+        .filter(|t| {
+            let f = forms(t);
+            retrieved.iter().any(|p| names(&f, p)) && !quoted.iter().any(|p| names(&f, p))
+        })
+        .cloned()
+        .collect()
+}
+
 /// The heading a chunk's text stands under: the last of its heading path
 /// (the document's title and the chapters above say what the whole
 /// document is about, not what this passage says).
@@ -215,6 +346,11 @@ fn own_heading(path: &str) -> &str {
     path.rsplit(crate::ingest::chunk::HEADING_SEPARATOR)
         .next()
         .unwrap_or(path)
+}
+
+/// The chunks of the first `selected` that are not `off`, in rank order.
+fn kept(selected: usize, off: &[usize]) -> impl Iterator<Item = usize> + '_ {
+    (0..selected).filter(move |i| !off.contains(i))
 }
 
 /// What the document answer needs besides the question.
@@ -232,6 +368,8 @@ pub struct Found<'a> {
     pub grounder: &'a Grounder,
     /// The class hierarchy.
     pub view: GraphView<'a>,
+    /// The words of the models and the ontology.
+    pub spelling: &'a crate::answer::respell::Spelling,
 }
 
 /// Drafts the document answer, or the reason to abstain, with what it was
@@ -259,7 +397,14 @@ pub async fn answer(
         let asked = kinds.words.iter().map(|w| w.join(" ")).collect();
         return Ok((Draft::Abstain(refusal::Reason::OtherEquipment(asked)), None));
     }
-    let picked = picks(cfg, q, found.hits, found.selected, &off);
+    let unused = match docs {
+        Some(docs) => unused_terms(docs, q, found.hits).await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "the lexical index could not say which words it holds");
+            Vec::new()
+        }),
+        None => Vec::new(),
+    };
+    let picked = picks(cfg, q, found.hits, found.selected, &off, &unused);
     let sims = match (docs, found.vector) {
         (Some(docs), Some(v)) if !found.hits.is_empty() => {
             let texts = picked.iter().map(|p| p.text.clone()).collect();
@@ -302,8 +447,9 @@ pub async fn answer(
     let Measured {
         asked,
         naming,
+        unused,
         held,
-    } = measure(q, &picked, &headings, &paths);
+    } = measure(q, &picked, &headings, &paths, &unused);
     // A kind the question names by name ("humidity setpoint") is what it
     // asks about: a passage that does not name it answers something else.
     let kinds_missing: Vec<String> = q
@@ -318,7 +464,15 @@ pub async fn answer(
         })
         .map(|k| k.said.clone())
         .collect();
+    let documents_missing = documents_missing(q, found.hits, &paths, &held.terms, found.spelling);
+    if !documents_missing.is_empty() {
+        tracing::info!(
+            named = ?documents_missing,
+            "the question names documents the quoted passages are not from"
+        );
+    }
     let measures = DocumentMeasures {
+        documents_missing,
         kinds_missing: kinds_missing.clone(),
         retrieved: found.hits.len(),
         best: found
@@ -342,6 +496,7 @@ pub async fn answer(
             .collect(),
         held,
         document: naming,
+        unused,
     };
     if let Some(reason) = refusal::of_documents(cfg, q, &measures) {
         return Ok((Draft::Abstain(reason), Some(measured)));

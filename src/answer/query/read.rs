@@ -1362,6 +1362,19 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
         return Reading::NotGraph;
     }
     if let Some(name) = p.unknown.first() {
+        // "demand limit level 3", "climate zone 8": a class and a number
+        // in a question that asks more than the graph holds name a
+        // document's level or zone, not a node of this building; the
+        // documents may answer it.
+        let left = p.unexplained();
+        if !left.is_empty() {
+            tracing::debug!(?left, name = %name, "a class and number named no node; words left for the documents");
+            let said_of = p.unread_said_of(&left);
+            return Reading::Unread {
+                words: left,
+                said_of,
+            };
+        }
         return Reading::Unsupported {
             understood: format!("a question about {name}"),
             why: format!("the building graph has no one node named {name}"),

@@ -233,6 +233,17 @@ async fn what_the_data_cannot_say_or_the_query_cannot_hold_is_not_composed() {
         }
     );
     assert_eq!(read("what does vav mean"), Reading::NotGraph);
+    // A class and a number that name no node: an abstention when the
+    // question is all graph words, the documents' question when it asks
+    // more ("demand limit level 3" is a sequence's level, not a floor).
+    assert!(matches!(
+        read("which vavs are on floor 4"),
+        Reading::Unsupported { .. }
+    ));
+    assert!(matches!(
+        read("demand limit level 3 - how much is the cooling setpoint raised"),
+        Reading::Unread { words, .. } if words.contains(&"demand".to_owned())
+    ));
     // An unread word said of a named node.
     assert!(matches!(
         read("which fan feeds the gizmo of vav_1"),
