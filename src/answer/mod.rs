@@ -290,10 +290,6 @@ pub struct Answerability {
     /// path: "g36" of `docs/g36/…`): not measured, unless they are all the
     /// question says.
     pub document: Vec<String>,
-    /// Focus terms no indexed document uses (the asker's own wording, or a
-    /// topic no document covers): not measured, unless they are all the
-    /// question says; the confidence floor and the other rules judge them.
-    pub unused: Vec<String>,
 }
 
 /// The retrieval decision.

@@ -297,8 +297,20 @@ mod tests {
             coverage: 0.8,
             confidence: 0.7,
             kinds_missing: Vec::new(),
+            documents_missing: Vec::new(),
         };
         assert_eq!(of_documents(&cfg, &q, &ok), None);
+        // Documents the question names ("per g36"), the passage from
+        // another that does not name them: abstain, however much it holds.
+        let elsewhere = DocumentMeasures {
+            coverage: 1.0,
+            documents_missing: vec!["g36".into()],
+            ..ok.clone()
+        };
+        assert_eq!(
+            of_documents(&cfg, &q, &elsewhere),
+            Some(Reason::OtherDocument(vec!["g36".into()]))
+        );
         // A kind the question names, not named by the passage: abstain,
         // however much of the rest it holds.
         let unnamed = DocumentMeasures {

@@ -387,6 +387,20 @@ mod tests {
         Spelling::new(spelled, words, &Cues::default())
     }
 
+    /// A question's focus terms are stems; a word of the models is a
+    /// domain term in any of its forms ("heating" and "heat", "valve" and
+    /// "valves"), a word they do not hold is not.
+    #[test]
+    fn focus_terms_are_domain_words_in_any_form() {
+        let s = spelling();
+        for term in ["heat", "valve", "valv", "chiller", "downstream"] {
+            assert!(s.is_domain_term(term), "{term}");
+        }
+        for term in ["g36", "guidelin", "servic", "kick"] {
+            assert!(!s.is_domain_term(term), "{term}");
+        }
+    }
+
     #[test]
     fn shorthand_is_spelled_out_and_near_misses_corrected() {
         let s = spelling();

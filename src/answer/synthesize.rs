@@ -449,6 +449,34 @@ mod tests {
         assert!(best(&naming).starts_with("Stage 3"));
     }
 
+    /// The heading a chunk's text opens with and a line citing a file
+    /// hold the question's words and answer nothing: neither is quoted.
+    #[test]
+    fn headings_and_file_citations_are_not_quoted() {
+        let f = focus(&["chiller", "plant", "request"]);
+        let text = "Chiller plant request\n\
+                    Source: Library, Buildings/Controls/G36/AHUs/PlantRequests.mo (BSD).\n\
+                    Send a chiller plant request while the cooling valve is above 95%.";
+        let heading = "G36 AHUs / PlantRequests > Chiller plant request";
+        let quoted = |headings: &[&str]| {
+            pick_under(Focus::plain(&f), &[], &[(0, text, 0.0)], &[], headings, 1)[0]
+                .text
+                .clone()
+        };
+        assert!(quoted(&[heading]).starts_with("Send a chiller plant request"));
+        // Without its heading path the heading line is a sentence like any
+        // other, and holds the most terms; the file citation never counts.
+        assert_eq!(quoted(&[]), "Chiller plant request");
+        assert!(!answers_anything(
+            "Source: Library, Buildings/Controls/G36/AHUs/PlantRequests.mo (BSD).",
+            ""
+        ));
+        assert!(answers_anything(
+            "See https://example.org/a/b/c for the form.",
+            ""
+        ));
+    }
+
     #[test]
     fn a_sentence_that_refers_back_is_quoted_after_the_one_it_refers_to() {
         let text =

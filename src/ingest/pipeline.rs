@@ -681,6 +681,21 @@ impl Ingestor {
         Ok(Some(removed))
     }
 
+    /// The paths (`source_ref`) of the documents in the graph, sorted: the
+    /// documents a question may name.
+    pub async fn document_paths(&self) -> Result<Vec<String>, IngestError> {
+        let rows = crate::store::select(
+            self.store.as_ref(),
+            format!(
+                "{}SELECT DISTINCT ?path WHERE {{ ?d a dq:Document ; dq:sourcePath ?path }} ORDER BY ?path",
+                crate::vocab::PREFIXES
+            ),
+        )
+        .await?;
+        use crate::store::SolutionExt;
+        Ok(rows.iter().map(|r| r.string("path")).collect())
+    }
+
     /// The committed documents with their chunk and point counts.
     pub async fn documents(&self) -> Result<Vec<DocumentInfo>, IngestError> {
         let committed = self.committed().await?;

@@ -152,3 +152,76 @@ async fn g36_table_lookups_answer_in_several_wordings_and_the_rest_abstains() {
         assert_eq!(v["status"], "refused", "{query}: {v}");
     }
 }
+
+/// A question that names Guideline 36 is answered from Guideline 36 or
+/// not at all: with the campus plant manual ingested beside G36 pages, the
+/// boiler rotation the manual states answers the question asked of the
+/// plant, and the same question asked of Guideline 36 (whose pages do not
+/// cover boiler plants) abstains, whichever way it names the guideline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_that_names_g36_is_answered_from_g36_or_abstains() {
+    let Some(data) = common::shared_data() else {
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    let pages = [
+        "ThermalZones_Setpoints.html",
+        "AHUs_MultiZone_VAV_SetPoints_PlantRequests.html",
+    ];
+    std::fs::create_dir_all(root.path().join("g36")).unwrap();
+    for p in pages {
+        std::fs::copy(
+            data.join("docs/g36").join(p),
+            root.path().join("g36").join(p),
+        )
+        .unwrap();
+    }
+    let manual = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("golden/corpus/northfield_chiller_plant_manual.md");
+    std::fs::copy(
+        &manual,
+        root.path().join("northfield_chiller_plant_manual.md"),
+    )
+    .unwrap();
+    let (state, _docs, _reports) = docs_state(root.path(), |_| {}).await;
+    let mut files: Vec<_> = pages
+        .iter()
+        .map(|p| root.path().join("g36").join(p))
+        .collect();
+    files.push(root.path().join("northfield_chiller_plant_manual.md"));
+    ingest(&state, &files).await;
+
+    // The manual's own sentence on boiler rotation, read from the file.
+    let text = std::fs::read_to_string(&manual).unwrap();
+    let rotation = text
+        .lines()
+        .find(|l| l.contains("swap lead and lag") && l.contains("boiler"))
+        .and_then(|l| l.split(". ").next())
+        .expect("the manual's boiler rotation sentence")
+        .to_owned();
+    for query in [
+        "when do the lead and lag boilers swap?",
+        "lead/lag rotation of B-1 and B-2?",
+    ] {
+        let v = ask(&state, query).await;
+        let answer = answered(&v, query, "northfield_chiller_plant_manual.md");
+        assert!(
+            answer.contains(&rotation),
+            "{query}: {rotation:?} not in {answer}"
+        );
+    }
+    for query in [
+        "per g36, when do the lead and lag boilers swap?",
+        "What does Guideline 36 say about how often the lead boiler rotates?",
+    ] {
+        let v = ask(&state, query).await;
+        assert_eq!(v["status"], "refused", "{query}: {v}");
+        assert!(
+            v["answer"]["limitations"]
+                .as_str()
+                .unwrap()
+                .contains("documents say"),
+            "{query}: {v}"
+        );
+    }
+}

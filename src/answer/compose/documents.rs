@@ -20,16 +20,12 @@ use crate::vocab;
 /// The sentences a document answer would quote from the `selected` top
 /// chunks of `hits`, leaving out the chunks in `off` (about other
 /// equipment than the question asks about).
-///
-/// `unused`: the question's terms no document uses, which a passage is not
-/// measured on ([`measure`]).
 pub fn picks(
     cfg: &AnswerConfig,
     q: &Question,
     hits: &[Scored],
     selected: usize,
     off: &[usize],
-    unused: &[String],
 ) -> Vec<Picked> {
     let texts: Vec<(usize, &str, f32)> = kept(selected, off)
         .map(|i| {
@@ -60,7 +56,7 @@ pub fn picks(
             .filter(|p| p.source == first)
             .cloned()
             .collect();
-        if measure(q, &own, &[heading(first)], &[path(first)], unused)
+        if measure(q, &own, &[heading(first)], &[path(first)])
             .held
             .coverage
             >= cfg.min_coverage
@@ -79,8 +75,6 @@ struct Measured {
     /// The terms left out: they name one of the passage's documents and
     /// the passage does not write them.
     naming: Vec<String>,
-    /// The terms left out because no indexed document uses them.
-    unused: Vec<String>,
     /// What the passage holds of `asked`.
     held: synthesize::Held,
 }
@@ -89,91 +83,35 @@ struct Measured {
 /// at `paths`: a focus term that names one of the documents and that the
 /// passage does not write chose the document — the passage need not
 /// repeat it — so it is left out, unless the question says nothing else.
-fn measure(
-    q: &Question,
-    picked: &[Picked],
-    headings: &[&str],
-    paths: &[&str],
-    unused: &[String],
-) -> Measured {
+fn measure(q: &Question, picked: &[Picked], headings: &[&str], paths: &[&str]) -> Measured {
     let terms = q.focus().terms;
     let held = synthesize::held(q.focus(), &q.labels, picked, headings);
     let naming: Vec<String> = document_terms(terms, paths)
         .into_iter()
         .filter(|t| !held.terms.contains(t))
         .collect();
-    let left_out: Vec<&String> = terms
-        .iter()
-        .filter(|t| !held.terms.contains(t) && (naming.contains(t) || unused.contains(t)))
-        .collect();
-    if left_out.is_empty() || left_out.len() == terms.len() {
+    if naming.is_empty() || naming.len() == terms.len() {
         return Measured {
             asked: terms.to_vec(),
             naming: Vec::new(),
-            unused: Vec::new(),
             held,
         };
     }
     let asked: Vec<String> = terms
         .iter()
-        .filter(|t| !left_out.contains(t))
+        .filter(|t| !naming.contains(t))
         .cloned()
         .collect();
     // Every held term is asked (a left-out term is one not held).
     let coverage = held.terms.len() as f32 / asked.len() as f32;
     Measured {
         asked,
-        unused: unused
-            .iter()
-            .filter(|t| left_out.contains(t) && !naming.contains(t))
-            .cloned()
-            .collect(),
         naming,
         held: synthesize::Held {
             terms: held.terms,
             coverage,
         },
     }
-}
-
-/// The question's focus terms that no indexed document uses: the lexical
-/// index holds no chunk with the word, and no retrieved chunk (`hits`, its
-/// heading path included) has a word the term matches as passages are
-/// measured (stem or prefix: "econ" is held by "economizer").
-async fn unused_terms(
-    docs: &DocService,
-    q: &Question,
-    hits: &[Scored],
-) -> Result<Vec<String>, crate::vector::VectorError> {
-    let retrieved: std::collections::HashSet<String> = hits
-        .iter()
-        .flat_map(|h| {
-            crate::text::words(&h.hit.payload.section_title)
-                .into_iter()
-                .chain(crate::text::words(&h.hit.payload.node_content))
-        })
-        .collect();
-    let mut out = Vec::new();
-    for t in q.focus().terms {
-        if crate::vector::lexical::query(t).indices.is_empty()
-            || retrieved.iter().any(|w| synthesize::term_matches(t, w))
-        {
-            continue;
-        }
-        let hits = docs
-            .ingestor()
-            .index()
-            .lexical(crate::vector::LexicalSearch {
-                text: t.clone(),
-                limit: 1,
-                filter: None,
-            })
-            .await?;
-        if hits.is_empty() {
-            out.push(t.clone());
-        }
-    }
-    Ok(out)
 }
 
 /// The equipment kinds a question asks about: the Brick classes and
@@ -283,12 +221,12 @@ fn document_terms(terms: &[String], paths: &[&str]) -> Vec<String> {
 /// not among those they name and the passages do not say them (`held`):
 /// a question that asks what Guideline 36 says is not answered by the
 /// campus manual. A word names a document when it is a word of the path of
-/// one of the retrieved chunks' documents (`hits`), as the lexical index
-/// reads words; numbers and words of the models, the ontology or the
-/// question cues (equipment, points, "vav", "plant") name no document.
+/// one of the `documents` (every ingested one), as the lexical index reads
+/// words; numbers and words of the models or the ontology (equipment,
+/// points, "vav", "plant") name no document.
 pub fn documents_missing(
     q: &Question,
-    hits: &[Scored],
+    documents: &[&str],
     paths: &[&str],
     held: &[String],
     spelling: &crate::answer::respell::Spelling,
@@ -299,15 +237,10 @@ pub fn documents_missing(
             .into_iter()
             .collect()
     };
-    let retrieved: Vec<std::collections::HashSet<u32>> = {
-        let mut seen: Vec<&str> = Vec::new();
-        for h in hits {
-            if !seen.contains(&h.hit.payload.source_ref.as_str()) {
-                seen.push(&h.hit.payload.source_ref);
-            }
-        }
-        seen.into_iter().map(words_of).collect()
-    };
+    let mut seen: Vec<&str> = documents.to_vec();
+    seen.sort_unstable();
+    seen.dedup();
+    let retrieved: Vec<std::collections::HashSet<u32>> = seen.into_iter().map(words_of).collect();
     let quoted: Vec<std::collections::HashSet<u32>> = paths.iter().map(|p| words_of(p)).collect();
     // A term's forms: itself, and the other form of an abbreviation it is
     // a word of ("guideline" of "guideline 36" is "g36").
@@ -397,14 +330,7 @@ pub async fn answer(
         let asked = kinds.words.iter().map(|w| w.join(" ")).collect();
         return Ok((Draft::Abstain(refusal::Reason::OtherEquipment(asked)), None));
     }
-    let unused = match docs {
-        Some(docs) => unused_terms(docs, q, found.hits).await.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "the lexical index could not say which words it holds");
-            Vec::new()
-        }),
-        None => Vec::new(),
-    };
-    let picked = picks(cfg, q, found.hits, found.selected, &off, &unused);
+    let picked = picks(cfg, q, found.hits, found.selected, &off);
     let sims = match (docs, found.vector) {
         (Some(docs), Some(v)) if !found.hits.is_empty() => {
             let texts = picked.iter().map(|p| p.text.clone()).collect();
@@ -447,9 +373,8 @@ pub async fn answer(
     let Measured {
         asked,
         naming,
-        unused,
         held,
-    } = measure(q, &picked, &headings, &paths, &unused);
+    } = measure(q, &picked, &headings, &paths);
     // A kind the question names by name ("humidity setpoint") is what it
     // asks about: a passage that does not name it answers something else.
     let kinds_missing: Vec<String> = q
@@ -464,7 +389,25 @@ pub async fn answer(
         })
         .map(|k| k.said.clone())
         .collect();
-    let documents_missing = documents_missing(q, found.hits, &paths, &held.terms, found.spelling);
+    // The documents a question may name: every document in the graph, or
+    // the retrieved ones when the graph cannot say.
+    let all_paths: Vec<String> = match docs {
+        Some(docs) => docs.ingestor().document_paths().await.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "the graph could not list the documents");
+            Vec::new()
+        }),
+        None => Vec::new(),
+    };
+    let named_paths: Vec<&str> = if all_paths.is_empty() {
+        found
+            .hits
+            .iter()
+            .map(|h| h.hit.payload.source_ref.as_str())
+            .collect()
+    } else {
+        all_paths.iter().map(String::as_str).collect()
+    };
+    let documents_missing = documents_missing(q, &named_paths, &paths, &held.terms, found.spelling);
     if !documents_missing.is_empty() {
         tracing::info!(
             named = ?documents_missing,
@@ -496,7 +439,6 @@ pub async fn answer(
             .collect(),
         held,
         document: naming,
-        unused,
     };
     if let Some(reason) = refusal::of_documents(cfg, q, &measures) {
         return Ok((Draft::Abstain(reason), Some(measured)));
