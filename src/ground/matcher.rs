@@ -127,6 +127,58 @@ fn label_shape_at(lex: &Lexicon, tokens: &[Token], i: usize) -> Option<(usize, S
     Some((end, name))
 }
 
+/// "boiler 2", "chiller 1": an equipment kind's marker name and a number
+/// name the one instance of that kind whose label ends in that number
+/// (`B-2`, `CH-1`) when the building's labels do not start with the kind's
+/// name. `None` when the first word names no kind, or no or several
+/// instances of it end in the number.
+fn kind_and_number(lex: &Lexicon, shape: &[Token]) -> Option<usize> {
+    let (first, numbers) = shape.split_first()?;
+    let kind = lex.markers[*lex.by_name.get(&first.norm)?].canonical;
+    if lex.markers[kind].category != Category::Equip {
+        return None;
+    }
+    // Labels that start with the word ("AHU-1") are matched as written: a
+    // number none of them ends in names no instance.
+    if lex.instances.iter().any(|inst| {
+        tokenize(&inst.label)
+            .first()
+            .is_some_and(|t| t.norm == first.norm)
+    }) {
+        return None;
+    }
+    let asked: Vec<String> = numbers.iter().map(|t| number(&t.norm)).collect();
+    let mut found = lex.instances.iter().enumerate().filter(|(_, inst)| {
+        inst.kind.is_some_and(|k| lex.markers[k].canonical == kind)
+            && trailing_numbers(&inst.label, asked.len()).is_some_and(|n| n == asked)
+    });
+    let (one, _) = found.next()?;
+    found.next().is_none().then_some(one)
+}
+
+/// The last `n` numbers of a label without leading zeros ("B-2" → ["2"],
+/// "VAV-2-07" → ["2", "7"] for n = 2), when its last `n` tokens are numbers.
+fn trailing_numbers(label: &str, n: usize) -> Option<Vec<String>> {
+    let tokens = tokenize(label);
+    if n == 0 || tokens.len() <= n {
+        return None;
+    }
+    let tail = &tokens[tokens.len() - n..];
+    tail.iter()
+        .all(|t| t.numeric)
+        .then(|| tail.iter().map(|t| number(&t.norm)).collect())
+}
+
+/// A number as compared: without leading zeros ("07" is "7").
+fn number(digits: &str) -> String {
+    let n = digits.trim_start_matches('0');
+    if n.is_empty() {
+        "0".into()
+    } else {
+        n.to_owned()
+    }
+}
+
 /// Grounds `text` against `lex`.
 pub(super) fn ground(lex: &Lexicon, text: &str) -> Grounding {
     let tokens = tokenize(text);
@@ -137,6 +189,16 @@ pub(super) fn ground(lex: &Lexicon, text: &str) -> Grounding {
         let hit = longest_at(lex, &tokens, i);
         let named = hit.is_some_and(|h| matches!(h.sense, Sense::Instance(_) | Sense::Product(_)));
         if !named && let Some((end, name)) = label_shape_at(lex, &tokens, i) {
+            if let Some(instance) = kind_and_number(lex, &tokens[i..end]) {
+                hits.push(Hit {
+                    start: i,
+                    end,
+                    sense: Sense::Instance(instance),
+                    plural: false,
+                });
+                i = end;
+                continue;
+            }
             if !unresolved.contains(&name) {
                 unresolved.push(name);
             }
@@ -637,6 +699,44 @@ mod tests {
         assert!(g.entities.is_empty());
         assert_eq!(g.equipment_types[0].haystack_kind.as_deref(), Some("vav"));
         assert!(ground(&lex, "3 vavs on floor 2").unresolved.is_empty());
+    }
+
+    /// "chiller 1" names the one chiller whose label ends in 1 when the
+    /// labels do not say "chiller" ("CH-1"); a number no chiller ends in,
+    /// or one two chillers end in, stays an unknown name.
+    #[test]
+    fn a_kind_and_a_number_name_the_one_instance_of_that_kind() {
+        let mut lex = lexicon();
+        let (chiller, ahu) = (lex.by_name["chiller"], lex.by_name["ahu"]);
+        for label in ["CH-1", "CH-2", "CHWP-1", "RTU-4"] {
+            let kind = match label {
+                "RTU-4" => Some(ahu),
+                l if l.starts_with("CH-") => Some(chiller),
+                _ => None,
+            };
+            lex.instances.push(Instance {
+                iri: format!("urn:x:{label}"),
+                label: label.into(),
+                class: None,
+                role: Role::Equipment,
+                kind,
+                tags: Vec::new(),
+            });
+            let i = lex.instances.len() - 1;
+            lex.add(label, Sense::Instance(i));
+        }
+        let g = ground(&lex, "which pumps serve chiller 1?");
+        assert!(g.unresolved.is_empty(), "{:?}", g.unresolved);
+        assert_eq!(labels(&g), ["CH-1"]);
+        assert_eq!(labels(&ground(&lex, "chiller 02 alarms")), ["CH-2"]);
+        assert_eq!(
+            ground(&lex, "what feeds chiller 7").unresolved,
+            ["CHILLER-7"]
+        );
+        // Labels that say the kind are matched as written, not by number:
+        // "ahu 4" is no AHU, though the rooftop unit RTU-4 is of that kind.
+        assert_eq!(ground(&lex, "what feeds vav 9-14").unresolved, ["VAV-9-14"]);
+        assert_eq!(ground(&lex, "where is ahu 4").unresolved, ["AHU-4"]);
     }
 
     #[test]
