@@ -218,9 +218,8 @@ pub struct DocumentMeasures {
     /// The kinds the question names that the quoted passages and their
     /// headings do not (their words, as asked).
     pub kinds_missing: Vec<String>,
-    /// The question's words for documents (see
-    /// `compose::documents::documents_missing`) that the quoted passages'
-    /// documents are not and the passages do not say.
+    /// The question's words for documents ("per g36") that the quoted
+    /// passages' documents are not and the passages do not say.
     pub documents_missing: Vec<String>,
 }
 

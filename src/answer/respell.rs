@@ -305,7 +305,6 @@ fn stems(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether `words` holds `word` or, for a plural, its singular.
 /// A word's stem without a final "e", so that a word and its plural meet
 /// ("temperature" and "temperatures" are both "temperatur").
 fn stem_root(word: &str) -> String {
@@ -313,6 +312,7 @@ fn stem_root(word: &str) -> String {
     s.strip_suffix('e').map(str::to_owned).unwrap_or(s)
 }
 
+/// Whether `words` holds `word` or, for a plural, its singular.
 fn holds(words: &HashSet<String>, word: &str) -> bool {
     words.contains(word) || word.strip_suffix('s').is_some_and(|w| words.contains(w))
 }

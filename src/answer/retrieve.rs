@@ -327,15 +327,21 @@ pub fn mark_named_documents(text: &str, hits: &mut [Fused]) -> usize {
         .collect();
     let mut n = 0;
     for f in hits.iter_mut() {
-        let path: std::collections::HashSet<u32> =
-            crate::vector::lexical::query(&path_words(&f.hit.payload.source_ref))
-                .indices
-                .into_iter()
-                .collect();
-        f.named_document = path.intersection(&asked).count();
+        f.named_document = path_terms(&f.hit.payload.source_ref)
+            .intersection(&asked)
+            .count();
         n += usize::from(f.named_document > 0);
     }
     n
+}
+
+/// The lexical index's terms of a file path's words ([`path_words`]), as
+/// a question's words are read: what a question must say to name the file.
+pub(crate) fn path_terms(path: &str) -> std::collections::HashSet<u32> {
+    crate::vector::lexical::query(&path_words(path))
+        .indices
+        .into_iter()
+        .collect()
 }
 
 /// The words of a file path: split at every non-alphanumeric character,

@@ -120,7 +120,7 @@ pub fn pick(
     texts: &[(usize, &str, f32)],
     max: usize,
 ) -> Vec<Picked> {
-    pick_in(focus, labels, texts, &[], max)
+    pick_in(focus, labels, texts, &[], &[], max)
 }
 
 /// Picks the best sentences of `texts` (best text first): each sentence
@@ -128,23 +128,12 @@ pub fn pick(
 /// list of the same position of `naming`: the terms that name that text's
 /// document), half for each named entity label it mentions,
 /// [`QUANTITY_BONUS`] when the question asks for a value and the sentence
-/// holds a term and states a quantity, plus its text's weight. Returns at
-/// most `max` sentences, the later ones only when they add focus terms.
-pub fn pick_in(
-    focus: Focus<'_>,
-    labels: &[String],
-    texts: &[(usize, &str, f32)],
-    naming: &[Vec<String>],
-    max: usize,
-) -> Vec<Picked> {
-    pick_under(focus, labels, texts, naming, &[], max)
-}
-
-/// Picks the best sentences of `texts` like [`pick_in`], leaving out the
+/// holds a term and states a quantity, plus its text's weight. The
 /// headings each text stands under (`headings`: the chunk's heading path,
-/// per text in order) and lines citing a file path: neither answers
-/// anything ([`answers_anything`]).
-pub fn pick_under(
+/// per text in order; none for `[]`) and lines citing a file path are left
+/// out: neither answers anything ([`answers_anything`]). Returns at most
+/// `max` sentences, the later ones only when they add focus terms.
+pub fn pick_in(
     focus: Focus<'_>,
     labels: &[String],
     texts: &[(usize, &str, f32)],
@@ -440,7 +429,7 @@ mod tests {
         let text = "Source: Buildings AHUs MultiZone Freeze Protection (LBNL). \
                     Stage 3 freeze alarm starts when the supply air is below 3.3 C for 5 minutes.";
         let best = |naming: &[Vec<String>]| {
-            pick_in(Focus::plain(&f), &[], &[(0, text, 0.0)], naming, 1)[0]
+            pick_in(Focus::plain(&f), &[], &[(0, text, 0.0)], naming, &[], 1)[0]
                 .text
                 .clone()
         };
@@ -459,7 +448,7 @@ mod tests {
                     Send a chiller plant request while the cooling valve is above 95%.";
         let heading = "G36 AHUs / PlantRequests > Chiller plant request";
         let quoted = |headings: &[&str]| {
-            pick_under(Focus::plain(&f), &[], &[(0, text, 0.0)], &[], headings, 1)[0]
+            pick_in(Focus::plain(&f), &[], &[(0, text, 0.0)], &[], headings, 1)[0]
                 .text
                 .clone()
         };

@@ -5,7 +5,7 @@
 use super::{Draft, chunk_evidence, newest, where_in};
 use crate::answer::question::Question;
 use crate::answer::refusal::{self, DocumentMeasures};
-use crate::answer::retrieve::{Scored, overlaps, path_words};
+use crate::answer::retrieve::{Scored, overlaps, path_terms};
 use crate::answer::synthesize::{self, Picked};
 use crate::answer::view::GraphView;
 use crate::answer::{Answer, Answerability, EvidenceItem};
@@ -27,14 +27,11 @@ pub fn picks(
     selected: usize,
     off: &[usize],
 ) -> Vec<Picked> {
-    let texts: Vec<(usize, &str, f32)> = kept(selected, off)
-        .map(|i| {
-            (
-                i,
-                hits[i].hit.payload.node_content.as_str(),
-                hits[i].reranked,
-            )
-        })
+    let texts: Vec<(usize, &str, f32)> = hits[..selected]
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !off.contains(i))
+        .map(|(i, s)| (i, s.hit.payload.node_content.as_str(), s.reranked))
         .collect();
     let focus = q.focus();
     let path = |i: usize| hits[i].hit.payload.source_ref.as_str();
@@ -46,7 +43,7 @@ pub fn picks(
         .iter()
         .map(|(i, ..)| hits[*i].hit.payload.section_title.as_str())
         .collect();
-    let mut picked = synthesize::pick_under(focus, &q.labels, &texts, &naming, &headings, 2);
+    let mut picked = synthesize::pick_in(focus, &q.labels, &texts, &naming, &headings, 2);
     let heading = |i: usize| own_heading(&hits[i].hit.payload.section_title);
     // Quote a second chunk only when the best one alone does not hold
     // enough of the question: one passage, one page, is easier to check.
@@ -201,10 +198,7 @@ fn says(text: &[String], phrase: &[String], matches: fn(&str, &str) -> bool) -> 
 /// lexical index reads words, CamelCase split and whole: "multizone" names
 /// `…_MultiZone_…`), in focus order.
 fn document_terms(terms: &[String], paths: &[&str]) -> Vec<String> {
-    let named: std::collections::HashSet<u32> = paths
-        .iter()
-        .flat_map(|p| crate::vector::lexical::query(&path_words(p)).indices)
-        .collect();
+    let named: std::collections::HashSet<u32> = paths.iter().flat_map(|p| path_terms(p)).collect();
     terms
         .iter()
         .filter(|t| {
@@ -215,33 +209,42 @@ fn document_terms(terms: &[String], paths: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// The question's words that name documents and nothing of the building
-/// or the ontology ("g36", "guideline 36" through its short form "g36",
-/// "service log", "soo"), when the quoted passages' documents (`paths`) are
-/// not among those they name and the passages do not say them (`held`):
-/// a question that asks what Guideline 36 says is not answered by the
-/// campus manual. A word names a document when it is a word of the path of
-/// one of the `documents` (every ingested one), as the lexical index reads
-/// words; numbers and words of the models or the ontology (equipment,
-/// points, "vav", "plant") name no document.
-pub fn documents_missing(
-    q: &Question,
-    documents: &[&str],
-    paths: &[&str],
+/// The focus terms that may name documents: no number, no word of the
+/// models or the ontology (equipment, points, "vav", "plant" name no
+/// document), and not held by the quoted passages (`held`: a passage that
+/// says "Guideline 36" answers what Guideline 36 says).
+fn naming_candidates<'q>(
+    q: &'q Question,
     held: &[String],
     spelling: &crate::answer::respell::Spelling,
+) -> Vec<&'q String> {
+    q.focus()
+        .terms
+        .iter()
+        .filter(|t| !t.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .filter(|t| !spelling.is_domain_term(t))
+        .filter(|t| !held.contains(t))
+        .collect()
+}
+
+/// Of the `candidates` ([`naming_candidates`]), the question's words that
+/// name documents ("g36", "guideline 36" through its short form "g36",
+/// "service log", "soo") when the quoted passages' documents (`paths`) are
+/// not among those they name: a question that asks what Guideline 36 says
+/// is not answered by the campus manual. A word names a document when it
+/// is a word of the path of one of the `documents` (every ingested one),
+/// as the lexical index reads words.
+fn documents_missing(
+    q: &Question,
+    candidates: &[&String],
+    documents: &[&str],
+    paths: &[&str],
 ) -> Vec<String> {
-    let words_of = |path: &str| -> std::collections::HashSet<u32> {
-        crate::vector::lexical::query(&path_words(path))
-            .indices
-            .into_iter()
-            .collect()
-    };
     let mut seen: Vec<&str> = documents.to_vec();
     seen.sort_unstable();
     seen.dedup();
-    let retrieved: Vec<std::collections::HashSet<u32>> = seen.into_iter().map(words_of).collect();
-    let quoted: Vec<std::collections::HashSet<u32>> = paths.iter().map(|p| words_of(p)).collect();
+    let ingested: Vec<std::collections::HashSet<u32>> = seen.into_iter().map(path_terms).collect();
+    let quoted: Vec<std::collections::HashSet<u32>> = paths.iter().map(|p| path_terms(p)).collect();
     // A term's forms: itself, and the other form of an abbreviation it is
     // a word of ("guideline" of "guideline 36" is "g36").
     let forms = |t: &String| -> Vec<Vec<u32>> {
@@ -258,17 +261,13 @@ pub fn documents_missing(
     let names = |forms: &[Vec<u32>], path: &std::collections::HashSet<u32>| {
         forms.iter().any(|f| f.iter().all(|i| path.contains(i)))
     };
-    q.focus()
-        .terms
+    candidates
         .iter()
-        .filter(|t| !t.chars().all(|c| c.is_ascii_digit() || c == '.'))
-        .filter(|t| !spelling.is_domain_term(t))
-        .filter(|t| !held.contains(t))
         .filter(|t| {
             let f = forms(t);
-            retrieved.iter().any(|p| names(&f, p)) && !quoted.iter().any(|p| names(&f, p))
+            ingested.iter().any(|p| names(&f, p)) && !quoted.iter().any(|p| names(&f, p))
         })
-        .cloned()
+        .map(|t| (*t).clone())
         .collect()
 }
 
@@ -279,11 +278,6 @@ fn own_heading(path: &str) -> &str {
     path.rsplit(crate::ingest::chunk::HEADING_SEPARATOR)
         .next()
         .unwrap_or(path)
-}
-
-/// The chunks of the first `selected` that are not `off`, in rank order.
-fn kept(selected: usize, off: &[usize]) -> impl Iterator<Item = usize> + '_ {
-    (0..selected).filter(move |i| !off.contains(i))
 }
 
 /// What the document answer needs besides the question.
@@ -389,25 +383,31 @@ pub async fn answer(
         })
         .map(|k| k.said.clone())
         .collect();
-    // The documents a question may name: every document in the graph, or
-    // the retrieved ones when the graph cannot say.
-    let all_paths: Vec<String> = match docs {
-        Some(docs) => docs.ingestor().document_paths().await.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "the graph could not list the documents");
-            Vec::new()
-        }),
-        None => Vec::new(),
-    };
-    let named_paths: Vec<&str> = if all_paths.is_empty() {
-        found
-            .hits
-            .iter()
-            .map(|h| h.hit.payload.source_ref.as_str())
-            .collect()
+    // Which documents a word names is read only when the question has a
+    // word that may name one: every document in the graph, or the
+    // retrieved ones when the graph cannot say.
+    let candidates = naming_candidates(q, &held.terms, found.spelling);
+    let documents_missing = if candidates.is_empty() {
+        Vec::new()
     } else {
-        all_paths.iter().map(String::as_str).collect()
+        let all_paths: Vec<String> = match docs {
+            Some(docs) => docs.ingestor().document_paths().await.unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "the graph could not list the documents");
+                Vec::new()
+            }),
+            None => Vec::new(),
+        };
+        let named_paths: Vec<&str> = if all_paths.is_empty() {
+            found
+                .hits
+                .iter()
+                .map(|h| h.hit.payload.source_ref.as_str())
+                .collect()
+        } else {
+            all_paths.iter().map(String::as_str).collect()
+        };
+        documents_missing(q, &candidates, &named_paths, &paths)
     };
-    let documents_missing = documents_missing(q, &named_paths, &paths, &held.terms, found.spelling);
     if !documents_missing.is_empty() {
         tracing::info!(
             named = ?documents_missing,
