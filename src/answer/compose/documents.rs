@@ -271,6 +271,37 @@ fn documents_missing(
         .collect()
 }
 
+/// The picked sentences with the sentences beside them in their chunks
+/// (the one before and the one after each; `text` gives a chunk's text by
+/// its index): a passage is measured with its neighbouring sentences, the
+/// context it is read in, though only the picked ones are quoted.
+fn with_neighbours<'t>(
+    focus: synthesize::Focus<'_>,
+    picked: &[Picked],
+    text: impl Fn(usize) -> &'t str,
+) -> Vec<Picked> {
+    let mut out: Vec<Picked> = picked.to_vec();
+    for p in picked {
+        let list = crate::text::quotable(text(p.source));
+        let Some(k) = list.iter().position(|s| *s == p.text) else {
+            continue;
+        };
+        for n in [k.checked_sub(1), Some(k + 1)].into_iter().flatten() {
+            if let Some(s) = list.get(n)
+                && !out.iter().any(|o| o.source == p.source && o.text == *s)
+            {
+                out.push(Picked {
+                    source: p.source,
+                    text: s.clone(),
+                    matched: synthesize::matched_terms(focus, s),
+                    score: 0.0,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// The heading a chunk's text stands under: the last of its heading path
 /// (the document's title and the chapters above say what the whole
 /// document is about, not what this passage says).
@@ -368,7 +399,12 @@ pub async fn answer(
         asked,
         naming,
         held,
-    } = measure(q, &picked, &headings, &paths);
+    } = measure(
+        q,
+        &with_neighbours(q.focus(), &picked, |i| &top[i].hit.payload.node_content),
+        &headings,
+        &paths,
+    );
     // A kind the question names by name ("humidity setpoint") is what it
     // asks about: a passage that does not name it answers something else.
     let kinds_missing: Vec<String> = q
@@ -499,5 +535,52 @@ mod tests {
         );
         assert!(document_terms(&terms, &["golden/corpus/northfield_service_log.md"]).is_empty());
         assert!(document_terms(&terms, &[]).is_empty());
+    }
+
+    /// A passage is measured with the sentences before and after each
+    /// quoted one, in the quoted one's chunk, once each; a sentence not
+    /// found in its chunk brings no neighbours.
+    #[test]
+    fn a_passage_is_measured_with_its_neighbouring_sentences() {
+        let terms: Vec<String> = ["warm-up", "start", "earli", "window"]
+            .map(String::from)
+            .to_vec();
+        let focus = synthesize::Focus::plain(&terms);
+        let chunks = [
+            "Warm-up mode shall start before the occupied period. \
+             It starts no earlier than 3 hours before it. \
+             Zones with an open window are ignored. \
+             The figure shows the sequence.",
+            "Cooldown mode ends at the occupied start time.",
+        ];
+        let quote = |source: usize, text: &str| Picked {
+            source,
+            text: text.to_owned(),
+            matched: synthesize::matched_terms(focus, text),
+            score: 1.0,
+        };
+        let picked = [quote(0, "It starts no earlier than 3 hours before it.")];
+        let measured = with_neighbours(focus, &picked, |i| chunks[i]);
+        let texts: Vec<&str> = measured.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "It starts no earlier than 3 hours before it.",
+                "Warm-up mode shall start before the occupied period.",
+                "Zones with an open window are ignored.",
+            ]
+        );
+        assert_eq!(measured[2].matched, ["window"]);
+        let held = synthesize::held(focus, &[], &measured, &[]);
+        assert_eq!(held.terms, ["warm-up", "start", "earli", "window"]);
+        // Two quoted sentences side by side bring each other once.
+        let both = [
+            quote(0, "It starts no earlier than 3 hours before it."),
+            quote(0, "Zones with an open window are ignored."),
+        ];
+        assert_eq!(with_neighbours(focus, &both, |i| chunks[i]).len(), 4);
+        // A sentence its chunk does not hold has no neighbours there.
+        let elsewhere = [quote(1, "Warm-up mode shall start before the occupied period.")];
+        assert_eq!(with_neighbours(focus, &elsewhere, |i| chunks[i]).len(), 1);
     }
 }
