@@ -29,7 +29,39 @@ pub(crate) fn term_matches(term: &str, word: &str) -> bool {
     if numeric {
         return term.starts_with(&w) && term.len() <= w.len() + 1 && w.len() >= 2;
     }
-    (term.len() >= 3 && w.starts_with(term)) || (w.len() >= 4 && term.starts_with(&w))
+    (term.len() >= 3 && w.starts_with(term))
+        || (w.len() >= 4 && term.starts_with(&w))
+        || superlative_root(term).is_some_and(|root| degree_of(root, word, &w))
+}
+
+/// The adjective a superlative term is the highest degree of ("earliest"
+/// → "earli", "lowest" → "low", "hottest" → "hot"), which the stemmer
+/// leaves whole: a question asking for the earliest start is held by a
+/// passage's "no earlier than". `None` for a term too short to be one.
+fn superlative_root(term: &str) -> Option<&str> {
+    let root = term.strip_suffix("est").filter(|_| term.len() >= 6)?;
+    let b = root.as_bytes();
+    // "hottest", "biggest": the doubled consonant is the spelling's.
+    let root = match b {
+        [.., x, y] if x == y && !b"aeiouls".contains(x) => &root[..root.len() - 1],
+        _ => root,
+    };
+    (root.len() >= 3).then_some(root)
+}
+
+/// Whether a text word (`word`, stemmed `stem`) is a degree of the
+/// adjective `root`: the root itself ("early" for "earli"), its
+/// comparative or its superlative; nothing else that merely begins with
+/// the root ("request" is no degree of "requ").
+fn degree_of(root: &str, word: &str, stem: &str) -> bool {
+    let word = word.to_lowercase();
+    // "earli" is written "early" on its own.
+    let plain = root.strip_suffix('i').map(|r| format!("{r}y"));
+    plain.as_deref() == Some(word.as_str())
+        || [word.as_str(), stem].iter().any(|w| {
+            w.strip_prefix(root)
+                .is_some_and(|rest| matches!(rest, "" | "er" | "est" | "ly"))
+        })
 }
 
 /// Whether a text word is a term exactly: the same stem, the same word, or
@@ -348,6 +380,24 @@ mod tests {
         // A question's date holds the records of that month.
         assert!(term_matches("2025-06", "2025-06-18"));
         assert!(!term_matches("2025-06", "2025-07-06"));
+    }
+
+    /// A superlative is held by the adjective's other degrees, and only
+    /// by them: "earliest" by "earlier" and "early", "hottest" by "hot".
+    #[test]
+    fn superlatives_match_their_adjective() {
+        let earliest = stem("earliest");
+        assert!(term_matches(&earliest, "earlier"));
+        assert!(term_matches(&earliest, "early"));
+        assert!(term_matches(&stem("lowest"), "low"));
+        assert!(term_matches(&stem("highest"), "higher"));
+        assert!(term_matches(&stem("shortest"), "short"));
+        assert!(term_matches(&stem("hottest"), "hot"));
+        assert!(!term_matches(&earliest, "earth"));
+        assert!(!term_matches(&stem("lowest"), "lower-case-free"));
+        assert!(!term_matches(&stem("request"), "required"));
+        assert!(!term_matches(&stem("interest"), "internal"));
+        assert!(!term_matches(&stem("test"), "te"));
     }
 
     #[test]
