@@ -302,6 +302,35 @@ fn with_neighbours<'t>(
     out
 }
 
+/// The question's own words for `terms` (stemmed focus terms), as it
+/// wrote them, with the number that follows one ("Guideline 36", "g36",
+/// "service log"): what an abstention names back to the asker. A term the
+/// text does not write as one word stays as it is.
+fn as_asked(text: &str, terms: &[String]) -> Vec<String> {
+    let said: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for t in terms {
+        let form = said
+            .iter()
+            .position(|w| crate::text::stem(w) == *t || w.eq_ignore_ascii_case(t))
+            .map(|k| match said.get(k + 1) {
+                Some(n) if n.chars().all(|c| c.is_ascii_digit() || c == '.') => {
+                    format!("{} {n}", said[k])
+                }
+                _ => said[k].to_owned(),
+            })
+            .unwrap_or_else(|| t.clone());
+        if !out.contains(&form) {
+            out.push(form);
+        }
+    }
+    out
+}
+
 /// The heading a chunk's text stands under: the last of its heading path
 /// (the document's title and the chapters above say what the whole
 /// document is about, not what this passage says).
@@ -451,7 +480,7 @@ pub async fn answer(
         );
     }
     let measures = DocumentMeasures {
-        documents_missing,
+        documents_missing: as_asked(&q.text, &documents_missing),
         kinds_missing: kinds_missing.clone(),
         retrieved: found.hits.len(),
         best: found
@@ -535,6 +564,21 @@ mod tests {
         );
         assert!(document_terms(&terms, &["golden/corpus/northfield_service_log.md"]).is_empty());
         assert!(document_terms(&terms, &[]).is_empty());
+    }
+
+    /// An abstention names a document as the question wrote it, with the
+    /// number after it, once.
+    #[test]
+    fn documents_are_named_as_asked() {
+        let terms: Vec<String> = ["guideline", "g36", "log"].map(String::from).to_vec();
+        assert_eq!(
+            as_asked("What does Guideline 36 say about it, per g36?", &terms),
+            ["Guideline 36", "g36", "log"]
+        );
+        assert_eq!(
+            as_asked("guideline, guidelines", &terms[..1]),
+            ["guideline"]
+        );
     }
 
     /// A passage is measured with the sentences before and after each
