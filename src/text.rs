@@ -153,15 +153,35 @@ fn table_cells(line: &str) -> Option<Vec<String>> {
     Some(cells)
 }
 
+/// Whether a line just before a table is its caption, which names what the
+/// table is for ("When California Title 24-2016 is used."): one short
+/// sentence (at most [`CAPTION_WORDS`] words) ending in a full stop or a
+/// colon. A heading ("10. Alarms") has no such end, and a longer paragraph
+/// before a table is prose of its own.
+pub fn is_caption(line: &str) -> bool {
+    let line = line.trim();
+    let n = line.split_whitespace().count();
+    n > 0 && n <= CAPTION_WORDS && line.ends_with(['.', ':']) && sentences(line).len() == 1
+}
+
+/// The most words a table's caption has ([`is_caption`]).
+pub const CAPTION_WORDS: usize = 12;
+
 /// The units a passage is quoted in: the sentences of prose lines, and
 /// each table row joined to its table's header ("Mode: Warm-up; SAT-SP:
-/// 90 °F"), so that a row quoted alone still says what its values are. A
+/// 90 °F"), so that a row quoted alone still says what its values are,
+/// after the table's caption when it has one ([`is_caption`]: "When
+/// California Title 24-2016 is used: Device type: Fixed dry bulb; …"). A
 /// table's first row is its header when no cell of it starts with a digit;
-/// otherwise (a chunk that begins inside a table) rows stand as they are.
+/// otherwise (a table without one) rows stand as they are.
 pub fn quotable(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut header: Option<Vec<String>> = None;
     let mut in_table = false;
+    // The line before, when it is a short prose line; the caption of the
+    // table being read.
+    let mut before: Option<&str> = None;
+    let mut caption: Option<String> = None;
     for line in text.lines() {
         match table_cells(line) {
             Some(cells) if cells.is_empty() => {}
@@ -173,24 +193,33 @@ pub fn quotable(text: &str) -> Vec<String> {
                         .iter()
                         .any(|c| c.starts_with(|x: char| x.is_ascii_digit() || x == '-'));
                     header = (!numeric).then(|| cells.clone());
+                    caption = before
+                        .take()
+                        .filter(|_| header.is_some())
+                        .map(|l| l.trim().trim_end_matches(['.', ':']).to_owned());
                     if header.is_some() {
                         continue;
                     }
                 }
-                match &header {
-                    Some(h) if h.len() == cells.len() => out.push(
-                        h.iter()
-                            .zip(&cells)
-                            .map(|(h, c)| format!("{h}: {c}"))
-                            .collect::<Vec<_>>()
-                            .join("; "),
-                    ),
-                    _ => out.push(cells.join(" | ")),
-                }
+                let row = match &header {
+                    Some(h) if h.len() == cells.len() => h
+                        .iter()
+                        .zip(&cells)
+                        .map(|(h, c)| format!("{h}: {c}"))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    _ => cells.join(" | "),
+                };
+                out.push(match &caption {
+                    Some(c) => format!("{c}: {row}"),
+                    None => row,
+                });
             }
             None => {
                 in_table = false;
                 header = None;
+                caption = None;
+                before = is_caption(line).then_some(line);
                 out.extend(sentences(line));
             }
         }
@@ -551,15 +580,36 @@ pub(crate) mod tests {
     #[test]
     fn table_rows_are_quoted_with_their_header() {
         let text = "The plant resets as below.\n| Plant reset value | CHW-DP-SP | CHWST-SP |\n|---|---|---|\n| 0 % | 5 psi | 50 °F |\n| 100 % | 15 psi | 42 °F |\nAfter the table. Second sentence.";
+        // The short sentence just before the table is its caption: each
+        // row is quoted under it too.
         assert_eq!(
             quotable(text),
             [
                 "The plant resets as below.",
-                "Plant reset value: 0 %; CHW-DP-SP: 5 psi; CHWST-SP: 50 °F",
-                "Plant reset value: 100 %; CHW-DP-SP: 15 psi; CHWST-SP: 42 °F",
+                "The plant resets as below: Plant reset value: 0 %; CHW-DP-SP: 5 psi; CHWST-SP: 50 °F",
+                "The plant resets as below: Plant reset value: 100 %; CHW-DP-SP: 15 psi; CHWST-SP: 42 °F",
                 "After the table.",
                 "Second sentence.",
             ]
+        );
+        // A heading, a long paragraph or nothing before the table is no
+        // caption.
+        for before in [
+            "10. Alarms\n",
+            "The hot-water supply setpoint is reset from the outside air temperature between 120 °F and 160 °F:\n",
+            "",
+        ] {
+            let text = format!("{before}| Mode | SAT |\n| Warm-up | 90 °F |");
+            assert_eq!(
+                quotable(&text).last().unwrap(),
+                "Mode: Warm-up; SAT: 90 °F",
+                "{before}"
+            );
+        }
+        // A table without a header has no caption.
+        assert_eq!(
+            quotable("Values below.\n| 0 % | 5 psi |"),
+            ["Values below.", "0 % | 5 psi"]
         );
         // A chunk that begins inside a table has no header to give.
         assert_eq!(

@@ -163,6 +163,12 @@ struct Unit {
     /// Starts a new block (joined with a newline, else with a space).
     new_block: bool,
     heading: bool,
+    /// For a row of a table whose first row is a header: the table's
+    /// caption (a short line just before it, "When California Title
+    /// 24-2016 is used.") if it has one, and that header row, repeated at
+    /// the top of a chunk that begins inside the table, so that every row
+    /// is read under the names of its columns and the table's title.
+    header: Option<std::sync::Arc<Vec<Unit>>>,
 }
 
 /// Consecutive blocks under one heading path on one page.
@@ -192,10 +198,22 @@ pub fn chunk(doc: &Extracted, counter: &TokenCounter, opts: &ChunkOptions) -> Ve
     let mut headings: Vec<(u8, String)> = Vec::new();
     for page in &doc.pages {
         let mut section: Option<Section> = None;
+        // The caption and header row of the table the blocks are in, if
+        // it has a header; `None` outside tables. `in_table`: the last
+        // block was a row; `caption`: the last block, a short paragraph.
+        let mut table_header: Option<std::sync::Arc<Vec<Unit>>> = None;
+        let mut in_table = false;
+        let mut caption: Option<Unit> = None;
         for block in &page.blocks {
             let text = block.text.trim();
             if text.is_empty() {
                 continue;
+            }
+            let row = block.kind == BlockKind::TableRow;
+            let starts_table = row && !in_table;
+            in_table = row;
+            if !row {
+                table_header = None;
             }
             let heading = matches!(block.kind, BlockKind::Heading { .. });
             if let BlockKind::Heading { level } = block.kind {
@@ -219,7 +237,23 @@ pub fn chunk(doc: &Extracted, counter: &TokenCounter, opts: &ChunkOptions) -> Ve
                 path: heading_path(&headings, &fallback_title),
                 units: Vec::new(),
             });
+            let first = section.units.len();
             split_block(text, heading, counter, budget, &mut section.units);
+            let whole = section.units.len() == first + 1;
+            if starts_table {
+                table_header = (names_columns(text) && whole).then(|| {
+                    let mut prefix: Vec<Unit> = caption.take().into_iter().collect();
+                    prefix.push(section.units[first].clone());
+                    std::sync::Arc::new(prefix)
+                });
+            } else if row && let Some(h) = &table_header {
+                for unit in &mut section.units[first..] {
+                    unit.header = Some(std::sync::Arc::clone(h));
+                }
+            }
+            caption =
+                (block.kind == BlockKind::Paragraph && whole && crate::text::is_caption(text))
+                    .then(|| section.units[first].clone());
         }
         if let Some(s) = section.take()
             && s.has_body()
@@ -264,6 +298,7 @@ fn split_block(
             tokens,
             new_block: std::mem::take(&mut new_block),
             heading,
+            header: None,
         });
     };
     let tokens = counter.count_content(text);
@@ -388,9 +423,45 @@ fn emit(
     let mut tokens = 0;
     for unit in &section.units {
         if !current.is_empty() && tokens + unit.tokens > budget {
-            let tail = overlap_tail(&current, overlap.min(budget - unit.tokens), counter);
+            let room = budget - unit.tokens;
+            let prefix = |h: &[Unit]| h.iter().map(|u| u.tokens).sum::<usize>();
+            let header = unit.header.as_ref().map_or(0, |h| prefix(h)).min(room);
+            let mut tail = overlap_tail(&current, overlap.min(room - header), counter);
+            if let Some(h) = &unit.header {
+                // Inside a table the overlap is whole rows of it, not the
+                // trailing words of a row.
+                tail.retain(|u| {
+                    u.header
+                        .as_ref()
+                        .is_some_and(|o| std::sync::Arc::ptr_eq(o, h))
+                });
+            }
             push_chunk(&current, section, label, counter, budget, chunks);
             current = tail;
+            // A chunk that begins inside a table begins with its caption
+            // and header row, before the rows the overlap carried over.
+            if let Some(h) = &unit.header
+                && prefix(h) <= room
+                && !h.iter().any(|p| {
+                    current
+                        .iter()
+                        .any(|u| u.header.is_none() && u.text == p.text)
+                })
+            {
+                let at = current
+                    .iter()
+                    .position(|u| {
+                        u.header
+                            .as_ref()
+                            .is_some_and(|o| std::sync::Arc::ptr_eq(o, h))
+                    })
+                    .unwrap_or(current.len());
+                let rows = h.iter().map(|u| Unit {
+                    new_block: true,
+                    ..u.clone()
+                });
+                current.splice(at..at, rows);
+            }
             tokens = current.iter().map(|u| u.tokens).sum();
         }
         current.push(unit.clone());
@@ -448,7 +519,17 @@ fn piece(text: &str, tokens: usize) -> Unit {
         tokens,
         new_block: false,
         heading: false,
+        header: None,
     }
+}
+
+/// Whether a table's first row names its columns: no cell is a number
+/// (as `crate::text::quotable` reads tables, which quotes each row under
+/// such a header).
+fn names_columns(row: &str) -> bool {
+    !row.split('|')
+        .map(str::trim)
+        .any(|c| c.starts_with(|x: char| x.is_ascii_digit() || x == '-'))
 }
 
 fn join(units: &[Unit]) -> String {

@@ -624,7 +624,10 @@ mod tests {
         ];
         assert_eq!(with_neighbours(focus, &both, |i| chunks[i]).len(), 4);
         // A sentence its chunk does not hold has no neighbours there.
-        let elsewhere = [quote(1, "Warm-up mode shall start before the occupied period.")];
+        let elsewhere = [quote(
+            1,
+            "Warm-up mode shall start before the occupied period.",
+        )];
         assert_eq!(with_neighbours(focus, &elsewhere, |i| chunks[i]).len(), 1);
     }
 }

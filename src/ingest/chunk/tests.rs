@@ -225,6 +225,89 @@ fn headings_start_chunks_and_chunks_stay_on_their_page() {
     }
 }
 
+/// A table longer than a chunk: every chunk that begins inside it begins
+/// with its caption and header row, so each row is quoted under the
+/// table's title and its columns' names (`text::quotable`); a table whose
+/// first row is data has no header to repeat, and the chunks stay within
+/// the window.
+#[test]
+fn a_long_table_repeats_its_header_in_every_chunk() {
+    let header = "Space type | Box type | Vcool-max | Vmin | Boxes";
+    let rows: Vec<String> = (1..=40)
+        .map(|i| {
+            format!(
+                "Office {i}, perimeter | YVR-3100 reheat | {} cfm | {} cfm | VAV-1-{i:02}",
+                400 + 10 * i,
+                120 + 3 * i
+            )
+        })
+        .collect();
+    let mut blocks = vec![
+        heading(2, "Airflow setpoints"),
+        para("The balancer sets these."),
+    ];
+    blocks.push(Block::new(BlockKind::TableRow, header));
+    blocks.extend(rows.iter().map(|r| Block::new(BlockKind::TableRow, r)));
+    blocks.push(para("Vmin is never below 100 cfm."));
+    let opts = ChunkOptions {
+        max_tokens: 128,
+        overlap_tokens: 24,
+    };
+    let chunks = chunk(&doc(vec![("1", blocks)]), counter(), &opts);
+    assert!(chunks.len() >= 3, "{chunks:#?}");
+    let with_rows: Vec<&Chunk> = chunks
+        .iter()
+        .filter(|c| c.text.contains("VAV-1-"))
+        .collect();
+    for c in &with_rows {
+        assert_eq!(c.text.matches(header).count(), 1, "{}", c.text);
+        assert!(c.token_count <= 128);
+        // Every row of the chunk is quoted under the caption and the
+        // header's names.
+        for q in crate::text::quotable(&c.text)
+            .iter()
+            .filter(|q| q.contains("VAV-1-"))
+        {
+            assert!(
+                q.starts_with("The balancer sets these: Space type: Office"),
+                "{q}"
+            );
+            assert!(q.contains("; Vmin: "), "{q}");
+        }
+    }
+    // Every row is in some chunk, and the header opens each continuation.
+    for r in &rows {
+        assert!(with_rows.iter().any(|c| c.text.contains(r.as_str())), "{r}");
+    }
+    for c in &with_rows[1..] {
+        assert!(
+            c.text
+                .starts_with(&format!("The balancer sets these.\n{header}\n")),
+            "{}",
+            c.text
+        );
+    }
+    // A long paragraph before the table is no caption: the header alone
+    // opens the continuations.
+    let long = "The test and balance contractor set every box on the campus to the airflows listed below this paragraph.";
+    let mut blocks = vec![para(long), Block::new(BlockKind::TableRow, header)];
+    blocks.extend(rows.iter().map(|r| Block::new(BlockKind::TableRow, r)));
+    let chunks = chunk(&doc(vec![("1", blocks)]), counter(), &opts);
+    assert!(
+        chunks[1..]
+            .iter()
+            .all(|c| c.text.starts_with(header) && !c.text.contains(long))
+    );
+    // A table that opens with data has no header to repeat.
+    let data: Vec<Block> = rows
+        .iter()
+        .map(|r| Block::new(BlockKind::TableRow, r.replace("Office", "1")))
+        .collect();
+    let chunks = chunk(&doc(vec![("1", data)]), counter(), &opts);
+    assert!(chunks.len() >= 3);
+    assert!(chunks.iter().all(|c| !c.text.contains("Space type")));
+}
+
 #[test]
 fn small_windows_are_respected() {
     let text = "The chilled water valve opens. It closes when the coil is idle. \
@@ -334,8 +417,18 @@ fn real_documents_chunk_within_the_window_on_their_pages() {
             assert!(!c.section_title.trim().is_empty(), "{name} chunk {i}");
             assert!(!c.text.trim().is_empty(), "{name} chunk {i}");
             let page = &pages[c.page_label.as_str()];
+            // A chunk that begins inside a table begins with the table's
+            // header row, from higher up the page.
+            let on_page = |t: &str| page.contains(&normalized(t));
+            let lines: Vec<&str> = c.text.lines().collect();
+            let header_then_rows = (1..=2).any(|k| {
+                lines.len() > k
+                    && lines[k - 1].contains('|')
+                    && lines[..k].iter().all(|l| on_page(l))
+                    && on_page(&lines[k..].join("\n"))
+            });
             assert!(
-                page.contains(&normalized(&c.text)),
+                on_page(&c.text) || header_then_rows,
                 "{name} chunk {i} is not on page {}",
                 c.page_label
             );
