@@ -153,6 +153,20 @@ fn table_cells(line: &str) -> Option<Vec<String>> {
     Some(cells)
 }
 
+/// Whether a table's first row names its columns: a row (`a | b | c`) no
+/// cell of which starts with a digit or a minus. [`quotable`] quotes each
+/// row under such a header; the chunker repeats it where a chunk begins
+/// inside its table.
+pub fn names_columns(row: &str) -> bool {
+    table_cells(row).is_some_and(|cells| !cells.is_empty() && cells_name_columns(&cells))
+}
+
+fn cells_name_columns(cells: &[String]) -> bool {
+    !cells
+        .iter()
+        .any(|c| c.starts_with(|x: char| x.is_ascii_digit() || x == '-'))
+}
+
 /// Whether a line just before a table is its caption, which names what the
 /// table is for ("When California Title 24-2016 is used."): one short
 /// sentence (at most [`CAPTION_WORDS`] words) ending in a full stop or a
@@ -189,10 +203,7 @@ pub fn quotable(text: &str) -> Vec<String> {
                 let starts_table = !in_table;
                 in_table = true;
                 if starts_table {
-                    let numeric = cells
-                        .iter()
-                        .any(|c| c.starts_with(|x: char| x.is_ascii_digit() || x == '-'));
-                    header = (!numeric).then(|| cells.clone());
+                    header = cells_name_columns(&cells).then(|| cells.clone());
                     caption = before
                         .take()
                         .filter(|_| header.is_some())

@@ -241,7 +241,7 @@ pub fn chunk(doc: &Extracted, counter: &TokenCounter, opts: &ChunkOptions) -> Ve
             split_block(text, heading, counter, budget, &mut section.units);
             let whole = section.units.len() == first + 1;
             if starts_table {
-                table_header = (names_columns(text) && whole).then(|| {
+                table_header = (crate::text::names_columns(text) && whole).then(|| {
                     let mut prefix: Vec<Unit> = caption.take().into_iter().collect();
                     prefix.push(section.units[first].clone());
                     std::sync::Arc::new(prefix)
@@ -430,11 +430,7 @@ fn emit(
             if let Some(h) = &unit.header {
                 // Inside a table the overlap is whole rows of it, not the
                 // trailing words of a row.
-                tail.retain(|u| {
-                    u.header
-                        .as_ref()
-                        .is_some_and(|o| std::sync::Arc::ptr_eq(o, h))
-                });
+                tail.retain(|u| row_of(u, h));
             }
             push_chunk(&current, section, label, counter, budget, chunks);
             current = tail;
@@ -450,11 +446,7 @@ fn emit(
             {
                 let at = current
                     .iter()
-                    .position(|u| {
-                        u.header
-                            .as_ref()
-                            .is_some_and(|o| std::sync::Arc::ptr_eq(o, h))
-                    })
+                    .position(|u| row_of(u, h))
                     .unwrap_or(current.len());
                 let rows = h.iter().map(|u| Unit {
                     new_block: true,
@@ -523,13 +515,11 @@ fn piece(text: &str, tokens: usize) -> Unit {
     }
 }
 
-/// Whether a table's first row names its columns: no cell is a number
-/// (as `crate::text::quotable` reads tables, which quotes each row under
-/// such a header).
-fn names_columns(row: &str) -> bool {
-    !row.split('|')
-        .map(str::trim)
-        .any(|c| c.starts_with(|x: char| x.is_ascii_digit() || x == '-'))
+/// Whether `unit` is a row of the table whose caption and header are `h`.
+fn row_of(unit: &Unit, h: &std::sync::Arc<Vec<Unit>>) -> bool {
+    unit.header
+        .as_ref()
+        .is_some_and(|o| std::sync::Arc::ptr_eq(o, h))
 }
 
 fn join(units: &[Unit]) -> String {
