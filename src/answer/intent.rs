@@ -7,7 +7,7 @@
 //! which equipment, classes and tags exist always comes from the grounder.
 
 use crate::ground::{EntityKind, Grounding};
-use crate::text::{Cue, Cues, dated, stem, words};
+use crate::text::{Cue, Cues, dated, phrase_at, stem, words};
 use serde::Serialize;
 
 /// One thing a question asks.
@@ -186,8 +186,23 @@ pub fn read(
     if parts {
         r.push(Intent::Parts);
     }
-    if cues.any(Cue::Points, w)
-        || ((!g.point_types.is_empty() || !point_tags(g).is_empty()) && cues.any(Cue::Have, w))
+    // "how long does the override on the zone sensor last", "at what error
+    // is a sensor replaced": a question that asks for a value by its
+    // phrase asks what a sequence or a manual says about the sensor, which
+    // a list of points does not answer.
+    let asks_value = cues
+        .list(Cue::Quantity)
+        .iter()
+        .any(|p| p.contains(' ') && phrase_at(lower, p).next().is_some());
+    // "what temp do the zones have to get back to": "have to" is "must",
+    // not "has points".
+    let have = w
+        .iter()
+        .enumerate()
+        .any(|(i, x)| cues.is(Cue::Have, x) && w.get(i + 1).is_none_or(|n| n != "to"));
+    if !asks_value
+        && (cues.any(Cue::Points, w)
+            || ((!g.point_types.is_empty() || !point_tags(g).is_empty()) && have))
     {
         r.push(Intent::Points);
     }
@@ -230,7 +245,7 @@ pub fn read(
             .chain(g.entities.iter().map(|e| e.span))
             .collect();
         cues.list(Cue::FeedVerb).iter().any(|verb| {
-            crate::text::phrase_at(lower, verb).any(|at| {
+            phrase_at(lower, verb).any(|at| {
                 let said = crate::ground::Span {
                     start: at,
                     end: at + verb.len(),
@@ -456,5 +471,33 @@ mod tests {
         assert!(!read_q(&c, "ZNTs?", &grounding, false, false).has(Intent::Definition));
         // More than the term: not a definition by default.
         assert!(!read_q(&c, "ZNT on vav-1?", &grounding, false, false).has(Intent::Definition));
+    }
+
+    #[tokio::test]
+    async fn a_sensor_in_a_question_for_a_value_asks_for_no_points() {
+        let c = cues().await;
+        let mut grounding = g(Vec::new());
+        grounding.point_types = vec![point("Zone_Air_Temperature_Sensor", Default::default())];
+        let points = |q: &str| read_q(&c, q, &grounding, false, false).has(Intent::Points);
+        assert!(points("which zone temp sensors does the building have"));
+        assert!(points("list the zone sensors"));
+        // A value asked for by its phrase: what a document says.
+        assert!(!points(
+            "override button on the zone sensor, how long does it last"
+        ));
+        assert!(!points(
+            "zone sensor reads off - at what error do i replace it?"
+        ));
+        // "Have to" is "must", not "has points".
+        assert!(
+            !read_q(
+                &c,
+                "what temp do the zones have to get back to",
+                &grounding,
+                false,
+                false
+            )
+            .has(Intent::Points)
+        );
     }
 }
