@@ -375,6 +375,9 @@ pub enum Cue {
     Medium,
     /// Asks for a value ("how long", "threshold").
     Quantity,
+    /// Asks for a number by itself ("how long", "trigger"): a subset of
+    /// [`Cue::Quantity`] without the words that also name things.
+    Number,
     /// Units and words that take a number, by which a passage states a
     /// quantity ("%", "minutes", "Level").
     QuantityUnit,
@@ -386,7 +389,7 @@ impl Cue {
     /// words ("temperature", "minutes", "s", "pa") are content, not cue
     /// words, and no vocabulary a typo is corrected into.
     pub fn describes_values(self) -> bool {
-        matches!(self, Self::Quantity | Self::QuantityUnit)
+        matches!(self, Self::Quantity | Self::Number | Self::QuantityUnit)
     }
 
     /// Every cue that names question words: all but those about values,
@@ -678,6 +681,7 @@ pub(crate) mod tests {
         assert!(q("by default 12 Pa (0.05 inches)"));
         assert!(q("SAT-SP: 90°F"));
         assert!(q("ramps at 10% per minute"));
+        assert!(q("the bearings are greased every 6 months"));
         assert!(!q(
             "according to Section 5.6.6 of ASHRAE Guideline 36, May 2020."
         ));
@@ -688,6 +692,11 @@ pub(crate) mod tests {
         assert!(cues.says(Cue::Quantity, "how long until it alarms"));
         assert!(cues.says(Cue::Quantity, "low airflow alarm thresholds?"));
         assert!(!cues.says(Cue::Quantity, "which ahu feeds vav-1-01, mind you"));
+        // A number asked for by itself, not by a word that also names a
+        // thing ("how is the setpoint reset" asks for a description).
+        assert!(cues.says(Cue::Number, "stage 3 trigger?"));
+        assert!(cues.says(Cue::Number, "how long until it alarms"));
+        assert!(!cues.says(Cue::Number, "how is the supply air temp setpoint reset"));
         // Value words are content, not question words of the graph reader.
         assert!(!cues.is_cue_word("temperature"));
         assert!(!cues.knows_stem(&stem("minutes")));

@@ -58,6 +58,9 @@ pub struct Reading {
     /// Asks for a value: a setpoint, a limit, a time ("how long",
     /// "thresholds"; `dq:cue_quantity`).
     pub quantity: bool,
+    /// Asks for a number by itself ("how long", "trigger";
+    /// `dq:cue_number`): a passage that states no quantity does not answer.
+    pub number: bool,
     /// The content words left once question words, stop words and the
     /// names the grounder matched are taken out; lower case, stemmed.
     pub focus: Vec<String>,
@@ -173,6 +176,7 @@ pub fn read(
         telemetry: cues.in_text(Cue::Live, lower),
         yes_no: w.first().is_some_and(|x| cues.is(Cue::YesNo, x)),
         quantity: cues.says(Cue::Quantity, lower),
+        number: cues.says(Cue::Number, lower),
         ..Reading::default()
     };
     let instances: Vec<&crate::ground::Entity> = g

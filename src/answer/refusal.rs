@@ -41,6 +41,9 @@ pub enum Reason {
     /// the passage found is neither from one of them nor says their name
     /// (the question's words for them).
     OtherDocument(Vec<String>),
+    /// The question asks for a number ("how long", "trigger") and the
+    /// quoted passage states none: it describes, it does not answer.
+    NoNumber,
     /// 1 − mean cosine distance of the chunks used is below the floor.
     LowConfidence {
         /// The confidence.
@@ -86,6 +89,7 @@ impl Reason {
             | Self::KindNotQuoted(_)
             | Self::OtherDocument(_)
             | Self::LowConfidence { .. }
+            | Self::NoNumber
             | Self::SelectionUnlinked
             | Self::SelectionUntraced
             | Self::CheckFailed(_)
@@ -125,6 +129,7 @@ impl Reason {
             Self::LowConfidence { confidence, floor } => format!(
                 "Confidence {confidence:.2} (1 - mean cosine distance of the chunks used) is below {floor:.2}."
             ),
+            Self::NoNumber => "The question asks for a number (a time, a limit, a threshold); the best passage found states none, so it does not answer it.".to_owned(),
             Self::KindNotQuoted(kinds) => format!(
                 "The best passage found does not name the {} the question asks about, so it does not answer it.",
                 kinds.join(", ")
@@ -173,7 +178,7 @@ impl Reason {
             Self::OtherDocument(_) => {
                 "Ingest the document that covers it, or ask without naming the document to search all sources."
             }
-            Self::LowCoverage { .. } | Self::KindNotQuoted(_) => {
+            Self::LowCoverage { .. } | Self::KindNotQuoted(_) | Self::NoNumber => {
                 "Check the equipment's submittals or the BAS directly; DaemonIQ has no source for this."
             }
             Self::SelectionMissing { .. } => {
@@ -221,12 +226,15 @@ pub struct DocumentMeasures {
     /// The question's words for documents ("per g36") that the quoted
     /// passages' documents are not and the passages do not say.
     pub documents_missing: Vec<String>,
+    /// The question asks for a number ("how long", "trigger") and no
+    /// quoted sentence states a quantity.
+    pub number_missing: bool,
 }
 
 /// Abstentions of a document answer, checked in order: nothing retrieved,
 /// not relevant, documents the question names not quoted, a kind the
 /// question names not named, too few of the question's terms, too little
-/// confidence.
+/// confidence, no number where the question asks for one.
 pub fn of_documents(cfg: &AnswerConfig, q: &Question, m: &DocumentMeasures) -> Option<Reason> {
     if m.retrieved == 0 {
         Some(Reason::NothingRetrieved)
@@ -250,6 +258,8 @@ pub fn of_documents(cfg: &AnswerConfig, q: &Question, m: &DocumentMeasures) -> O
             confidence: m.confidence,
             floor: cfg.min_confidence,
         })
+    } else if m.number_missing {
+        Some(Reason::NoNumber)
     } else {
         None
     }
@@ -297,8 +307,17 @@ mod tests {
             confidence: 0.7,
             kinds_missing: Vec::new(),
             documents_missing: Vec::new(),
+            number_missing: false,
         };
         assert_eq!(of_documents(&cfg, &q, &ok), None);
+        // A question for a number, a passage that states none: abstain,
+        // however much of the question it holds.
+        let wordy = DocumentMeasures {
+            coverage: 1.0,
+            number_missing: true,
+            ..ok.clone()
+        };
+        assert_eq!(of_documents(&cfg, &q, &wordy), Some(Reason::NoNumber));
         // Documents the question names ("per g36"), the passage from
         // another that does not name them: abstain, however much it holds.
         let elsewhere = DocumentMeasures {
@@ -349,6 +368,7 @@ mod tests {
         ));
         let unsure = DocumentMeasures {
             confidence: 0.4,
+            number_missing: true,
             ..ok
         };
         assert_eq!(

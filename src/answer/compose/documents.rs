@@ -479,7 +479,15 @@ pub async fn answer(
             "the question names documents the quoted passages are not from"
         );
     }
+    // A question for a number ("how long", "trigger") is not answered by
+    // a passage that states none ("Freeze protection sequence for
+    // multizone AHU system.").
+    let number_missing = q.reading.number
+        && !picked
+            .iter()
+            .any(|p| crate::text::states_quantity(&p.text, &q.units));
     let measures = DocumentMeasures {
+        number_missing,
         documents_missing: as_asked(&q.text, &documents_missing),
         kinds_missing: kinds_missing.clone(),
         retrieved: found.hits.len(),
