@@ -324,10 +324,10 @@ async fn draft(
     } else {
         Vec::new()
     };
-    let t = Instant::now();
-    let d = if let Some(reason) = refusal::of_question(&q) {
-        Draft::Abstain(reason)
-    } else if trace
+    // Words the graph answer would drop: it abstains for the graph, and
+    // the documents may still answer ("ahu3 design sa cfm" is in the
+    // sequence's system table).
+    let graph_refusal = if trace
         .graph
         .unread_said_of
         .iter()
@@ -338,8 +338,8 @@ async fn draft(
         // The fact builders would answer about the node and drop what the
         // question says of it ("the condenser of ch-2" is not ch-2) when
         // that is a word of the building's vocabulary (not "fix", "june").
-        tracing::info!("unread words said of a named node; abstaining");
-        Draft::Abstain(Reason::Unsupported {
+        tracing::info!("unread words said of a named node; the graph does not answer");
+        Some(Reason::Unsupported {
             understood: format!("a question about {}", q.labels.join(", ")),
             why: format!(
                 "the words \"{}\" said of it were not understood as part of a graph query",
@@ -350,13 +350,19 @@ async fn draft(
         let left = &beyond_product;
         tracing::info!(
             words = left.len(),
-            "product question asks more than the product; abstaining"
+            "product question asks more than the product; the graph does not answer"
         );
-        Draft::Abstain(Reason::Unsupported {
+        Some(Reason::Unsupported {
             understood: format!("a question about {}", q.labels.join(", ")),
             why: format!("the graph records its product, not \"{}\"", left.join(" ")),
         })
-    } else if step.facts.iter().any(|f| !f.negative) {
+    } else {
+        None
+    };
+    let t = Instant::now();
+    let d = if let Some(reason) = refusal::of_question(&q) {
+        Draft::Abstain(reason)
+    } else if graph_refusal.is_none() && step.facts.iter().any(|f| !f.negative) {
         let conflicts = match docs.as_deref() {
             Some(docs) => {
                 let decisions = &mut trace.retrieval.decisions;
@@ -384,7 +390,23 @@ async fn draft(
         };
         let (draft, measured) = documents::answer(docs.as_deref(), cfg, &q, found).await?;
         trace.answerability = measured;
-        draft
+        match (draft, graph_refusal) {
+            // The graph's reason says more than the documents' when
+            // neither answers.
+            (Draft::Abstain(_), Some(reason)) => Draft::Abstain(reason),
+            // What the graph could not read of a named node, a passage
+            // answers only when it names the node ("where is vav-b2-05
+            // mounted" is not answered by VAV-3-02's worked example).
+            (Draft::Answer(answer, used), Some(reason)) => {
+                if quotes_a_named_instance(&q, &answer) {
+                    Draft::Answer(answer, used)
+                } else {
+                    tracing::info!("the passage does not name the node the graph could not read");
+                    Draft::Abstain(reason)
+                }
+            }
+            (draft, None) => draft,
+        }
     };
     trace.stages_ms.insert("synthesize".into(), ms(t));
     let d = match (d, &trace.graph.read_as) {
@@ -402,6 +424,27 @@ async fn draft(
     };
     trace.chunks = trace_chunks(&found.hits, found.selected, &used);
     Ok(d)
+}
+
+/// Whether an answer's quoted passages name one of the instances the
+/// question names (by label, case and punctuation aside: "AHU-3" in
+/// "Unit: AHU-3;"), or the question names none.
+fn quotes_a_named_instance(q: &Question, answer: &Answer) -> bool {
+    let names: Vec<String> = q
+        .grounding
+        .entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Instance)
+        .map(|e| crate::text::squash(&e.label))
+        .filter(|n| !n.is_empty())
+        .collect();
+    names.is_empty()
+        || answer
+            .evidence
+            .iter()
+            .filter_map(|e| e.excerpt.as_deref())
+            .map(crate::text::squash)
+            .any(|t| names.iter().any(|n| t.contains(n.as_str())))
 }
 
 /// A composed answer about supply, checked against the documents: a

@@ -268,6 +268,25 @@ async fn the_boilers_are_answered_from_their_passage_not_the_chillers() {
 }
 
 #[tokio::test]
+async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
+    // The graph holds AHU-3 but not its design airflows; the sequence's
+    // system table does, on AHU-3's row.
+    let v = chat("design supply cfm and design min oa of ahu3?").await;
+    assert_answer(
+        &v,
+        &[],
+        &["11,500 cfm", "2,300 cfm"],
+        &["golden/corpus/northfield_soo_ahu.md"],
+    );
+    // A passage about another box does not answer what the graph cannot
+    // read of this one.
+    let v = chat("vav-b2-05 mounted in which room + floor").await;
+    assert_eq!(v["status"], "refused", "{}", v["answer"]);
+    let limitations = v["answer"]["limitations"].as_str().unwrap();
+    assert!(limitations.contains("VAV-B2-05"), "{limitations}");
+}
+
+#[tokio::test]
 async fn out_of_scope_and_missing_equipment_abstain() {
     let v = chat("How many vacation days do employees get?").await;
     assert_eq!(v["status"], "refused");
