@@ -88,6 +88,9 @@ pub(crate) struct Instance {
     pub kind: Option<usize>,
     /// Its Haystack tags (canonical marker ids).
     pub tags: Vec<usize>,
+    /// Its label's tokens, read once: the matcher compares them per
+    /// question ("boiler 2" against every label's last number).
+    pub tokens: Vec<text::Token>,
 }
 
 /// A Yorkland product.
@@ -672,6 +675,7 @@ impl Lexicon {
                         role,
                         kind,
                         tags: own_tags,
+                        tokens: text::tokenize(label),
                     });
                     by_iri.insert(n.to_owned(), self.instances.len() - 1);
                     self.instances.len() - 1

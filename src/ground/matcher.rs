@@ -140,26 +140,26 @@ fn kind_and_number(lex: &Lexicon, shape: &[Token]) -> Option<usize> {
     }
     // Labels that start with the word ("AHU-1") are matched as written: a
     // number none of them ends in names no instance.
-    if lex.instances.iter().any(|inst| {
-        tokenize(&inst.label)
-            .first()
-            .is_some_and(|t| t.norm == first.norm)
-    }) {
+    if lex
+        .instances
+        .iter()
+        .any(|inst| inst.tokens.first().is_some_and(|t| t.norm == first.norm))
+    {
         return None;
     }
     let asked: Vec<String> = numbers.iter().map(|t| number(&t.norm)).collect();
     let mut found = lex.instances.iter().enumerate().filter(|(_, inst)| {
         inst.kind.is_some_and(|k| lex.markers[k].canonical == kind)
-            && trailing_numbers(&inst.label, asked.len()).is_some_and(|n| n == asked)
+            && trailing_numbers(&inst.tokens, asked.len()).is_some_and(|n| n == asked)
     });
     let (one, _) = found.next()?;
     found.next().is_none().then_some(one)
 }
 
-/// The last `n` numbers of a label without leading zeros ("B-2" → ["2"],
-/// "VAV-2-07" → ["2", "7"] for n = 2), when its last `n` tokens are numbers.
-fn trailing_numbers(label: &str, n: usize) -> Option<Vec<String>> {
-    let tokens = tokenize(label);
+/// The last `n` numbers of a label (its `tokens`) without leading zeros
+/// ("B-2" → ["2"], "VAV-2-07" → ["2", "7"] for n = 2), when its last `n`
+/// tokens are numbers.
+fn trailing_numbers(tokens: &[Token], n: usize) -> Option<Vec<String>> {
     if n == 0 || tokens.len() <= n {
         return None;
     }
@@ -651,6 +651,7 @@ mod tests {
             lex.instances.push(Instance {
                 iri: format!("urn:x:{label}"),
                 label: label.into(),
+                tokens: tokenize(label),
                 class: None,
                 role: Role::Equipment,
                 kind: Some(m(if label.starts_with("VAV") {
@@ -717,6 +718,7 @@ mod tests {
             lex.instances.push(Instance {
                 iri: format!("urn:x:{label}"),
                 label: label.into(),
+                tokens: tokenize(label),
                 class: None,
                 role: Role::Equipment,
                 kind,

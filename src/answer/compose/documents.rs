@@ -281,8 +281,12 @@ fn with_neighbours<'t>(
     text: impl Fn(usize) -> &'t str,
 ) -> Vec<Picked> {
     let mut out: Vec<Picked> = picked.to_vec();
+    // Each chunk is split once, however many of its sentences are quoted.
+    let mut split: std::collections::HashMap<usize, Vec<String>> = Default::default();
     for p in picked {
-        let list = crate::text::quotable(text(p.source));
+        let list = split
+            .entry(p.source)
+            .or_insert_with(|| crate::text::quotable(text(p.source)));
         let Some(k) = list.iter().position(|s| *s == p.text) else {
             continue;
         };
