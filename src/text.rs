@@ -373,10 +373,11 @@ pub enum Cue {
     Scope,
     /// What a feeds relation carries ("air", "water").
     Medium,
-    /// Asks for a value ("how long", "threshold").
+    /// Asks for a value by a word that also names things ("temperature",
+    /// "setpoint").
     Quantity,
-    /// Asks for a number by itself ("how long", "trigger"): a subset of
-    /// [`Cue::Quantity`] without the words that also name things.
+    /// Asks for a number by itself ("how long", "trigger"): asks for a
+    /// value too.
     Number,
     /// Units and words that take a number, by which a passage states a
     /// quantity ("%", "minutes", "Level").
@@ -689,13 +690,13 @@ pub(crate) mod tests {
             "It outputs the alarms about the low airflow yLowFloAla."
         ));
         assert!(!q("Standard 62.1 and Title 24 zones, G36 part 5."));
-        assert!(cues.says(Cue::Quantity, "how long until it alarms"));
-        assert!(cues.says(Cue::Quantity, "low airflow alarm thresholds?"));
-        assert!(!cues.says(Cue::Quantity, "which ahu feeds vav-1-01, mind you"));
+        assert!(cues.says(Cue::Number, "how long until it alarms"));
+        assert!(cues.says(Cue::Number, "low airflow alarm thresholds?"));
+        assert!(!cues.says(Cue::Number, "which ahu feeds vav-1-01, mind you"));
+        assert!(cues.says(Cue::Quantity, "the default humidity setpoint"));
         // A number asked for by itself, not by a word that also names a
         // thing ("how is the setpoint reset" asks for a description).
         assert!(cues.says(Cue::Number, "stage 3 trigger?"));
-        assert!(cues.says(Cue::Number, "how long until it alarms"));
         assert!(!cues.says(Cue::Number, "how is the supply air temp setpoint reset"));
         // Value words are content, not question words of the graph reader.
         assert!(!cues.is_cue_word("temperature"));

@@ -56,7 +56,7 @@ pub struct Reading {
     /// Asks yes or no: it opens with an auxiliary verb ("does …", "is …").
     pub yes_no: bool,
     /// Asks for a value: a setpoint, a limit, a time ("how long",
-    /// "thresholds"; `dq:cue_quantity`).
+    /// "thresholds", "temperature"; `dq:cue_number` or `dq:cue_quantity`).
     pub quantity: bool,
     /// Asks for a number by itself ("how long", "trigger";
     /// `dq:cue_number`): a passage that states no quantity does not answer.
@@ -175,10 +175,10 @@ pub fn read(
         count: cues.asks_count(lower),
         telemetry: cues.in_text(Cue::Live, lower),
         yes_no: w.first().is_some_and(|x| cues.is(Cue::YesNo, x)),
-        quantity: cues.says(Cue::Quantity, lower),
         number: cues.says(Cue::Number, lower),
         ..Reading::default()
     };
+    r.quantity = r.number || cues.says(Cue::Quantity, lower);
     let instances: Vec<&crate::ground::Entity> = g
         .entities
         .iter()
@@ -195,7 +195,7 @@ pub fn read(
     // phrase asks what a sequence or a manual says about the sensor, which
     // a list of points does not answer.
     let asks_value = cues
-        .list(Cue::Quantity)
+        .list(Cue::Number)
         .iter()
         .any(|p| p.contains(' ') && phrase_at(lower, p).next().is_some());
     // "what temp do the zones have to get back to": "have to" is "must",
