@@ -374,9 +374,9 @@ pub enum Cue {
     /// What a feeds relation carries ("air", "water").
     Medium,
     /// Asks for a value by a word that also names things ("temperature",
-    /// "setpoint").
+    /// "setpoint") or for a time or frequency ("how often").
     Quantity,
-    /// Asks for a number by itself ("how long", "trigger"): asks for a
+    /// Asks for a number by itself ("at what", "trigger"): asks for a
     /// value too.
     Number,
     /// Units and words that take a number, by which a passage states a
@@ -690,7 +690,11 @@ pub(crate) mod tests {
             "It outputs the alarms about the low airflow yLowFloAla."
         ));
         assert!(!q("Standard 62.1 and Title 24 zones, G36 part 5."));
-        assert!(cues.says(Cue::Number, "how long until it alarms"));
+        assert!(cues.says(Cue::Number, "at what oat are the chillers locked out"));
+        // Times and frequencies are often written in words ("on the 15th
+        // of each month", "06:00"): they ask for a value, not a number.
+        assert!(cues.says(Cue::Quantity, "how often do the boilers swap lead"));
+        assert!(!cues.says(Cue::Number, "how often do the boilers swap lead"));
         assert!(cues.says(Cue::Number, "low airflow alarm thresholds?"));
         assert!(!cues.says(Cue::Number, "which ahu feeds vav-1-01, mind you"));
         assert!(cues.says(Cue::Quantity, "the default humidity setpoint"));

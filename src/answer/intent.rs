@@ -58,7 +58,7 @@ pub struct Reading {
     /// Asks for a value: a setpoint, a limit, a time ("how long",
     /// "thresholds", "temperature"; `dq:cue_number` or `dq:cue_quantity`).
     pub quantity: bool,
-    /// Asks for a number by itself ("how long", "trigger";
+    /// Asks for a number by itself ("at what", "trigger";
     /// `dq:cue_number`): a passage that states no quantity does not answer.
     pub number: bool,
     /// The content words left once question words, stop words and the
@@ -197,6 +197,7 @@ pub fn read(
     let asks_value = cues
         .list(Cue::Number)
         .iter()
+        .chain(cues.list(Cue::Quantity))
         .any(|p| p.contains(' ') && phrase_at(lower, p).next().is_some());
     // "what temp do the zones have to get back to": "have to" is "must",
     // not "has points".

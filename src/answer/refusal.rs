@@ -41,7 +41,7 @@ pub enum Reason {
     /// the passage found is neither from one of them nor says their name
     /// (the question's words for them).
     OtherDocument(Vec<String>),
-    /// The question asks for a number ("how long", "trigger") and the
+    /// The question asks for a number ("at what", "trigger") and the
     /// quoted passage states none: it describes, it does not answer.
     NoNumber,
     /// 1 − mean cosine distance of the chunks used is below the floor.
@@ -226,7 +226,7 @@ pub struct DocumentMeasures {
     /// The question's words for documents ("per g36") that the quoted
     /// passages' documents are not and the passages do not say.
     pub documents_missing: Vec<String>,
-    /// The question asks for a number ("how long", "trigger") and no
+    /// The question asks for a number ("at what", "trigger") and no
     /// quoted sentence states a quantity.
     pub number_missing: bool,
 }

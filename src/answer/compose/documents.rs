@@ -483,7 +483,7 @@ pub async fn answer(
             "the question names documents the quoted passages are not from"
         );
     }
-    // A question for a number ("how long", "trigger") is not answered by
+    // A question for a number ("at what", "trigger") is not answered by
     // a passage that states none ("Freeze protection sequence for
     // multizone AHU system.").
     let number_missing = q.reading.number
