@@ -424,9 +424,13 @@ fn emit(
     for unit in &section.units {
         if !current.is_empty() && tokens + unit.tokens > budget {
             let room = budget - unit.tokens;
-            let prefix = |h: &[Unit]| h.iter().map(|u| u.tokens).sum::<usize>();
-            let header = unit.header.as_ref().map_or(0, |h| prefix(h)).min(room);
-            let mut tail = overlap_tail(&current, overlap.min(room - header), counter);
+            // The tokens of the caption and header row this unit's table
+            // repeats at the top of a chunk (0 outside tables).
+            let header = unit
+                .header
+                .as_ref()
+                .map_or(0, |h| h.iter().map(|u| u.tokens).sum::<usize>());
+            let mut tail = overlap_tail(&current, overlap.min(room - header.min(room)), counter);
             if let Some(h) = &unit.header {
                 // Inside a table the overlap is whole rows of it, not the
                 // trailing words of a row.
@@ -437,7 +441,7 @@ fn emit(
             // A chunk that begins inside a table begins with its caption
             // and header row, before the rows the overlap carried over.
             if let Some(h) = &unit.header
-                && prefix(h) <= room
+                && header <= room
                 && !h.iter().any(|p| {
                     current
                         .iter()
