@@ -110,11 +110,21 @@ pub async fn documents(
         top_k,
     )
     .await?;
-    trace.stages_ms.insert("search".into(), ms(t));
     trace.retrieval = r.trace;
-    let selected = r.hits.len().min(top_k).min(cfg.max_context_chunks);
+    let mut hits = r.hits;
+    let selected = hits.len().min(top_k).min(cfg.max_context_chunks);
+    let index = docs.ingestor().index();
+    let (selected, followers) =
+        retrieve::with_followers(index.as_ref(), &mut hits, selected, &vector).await?;
+    if followers > 0 {
+        trace.retrieval.decisions.push(format!(
+            "{followers} chunks added: the chunk after a selected one in its document (x{} its score)",
+            retrieve::FOLLOWING_WEIGHT
+        ));
+    }
+    trace.stages_ms.insert("search".into(), ms(t));
     Ok(Retrieval {
-        hits: r.hits,
+        hits,
         selected,
         vector: Some(vector),
     })

@@ -508,6 +508,89 @@ pub async fn search(
     Ok(Retrieved { hits, trace })
 }
 
+/// What a passage that continues a selected chunk weighs, against that
+/// chunk's reranked score: it was not found by the question, its chunk
+/// was, so a sentence of it is quoted over the chunk's own only when it
+/// holds more of the question.
+pub const FOLLOWING_WEIGHT: f32 = 0.9;
+
+/// Adds to the `selected` best chunks of `hits` the chunk that follows
+/// each of them in its document (same source and version, next chunk
+/// index): a sequence's "Stage 2" step or a table's next rows often sit
+/// in the chunk after the one the question found ("freeze protection
+/// sequence for multizone AHU system" opens chunk 0, its stages go on in
+/// chunk 1). A follower already selected, or holding word for word the
+/// text of a selected chunk (another edition), is not added; one found
+/// lower in `hits` moves up. Followers go after the selected chunks,
+/// scored [`FOLLOWING_WEIGHT`] × their chunk's reranked score (or their
+/// own, when higher) and with their own cosine to the question (`vector`),
+/// so the refusal rules measure them as they are. Returns the new
+/// selected count and how many were added.
+pub async fn with_followers(
+    index: &dyn VectorIndex,
+    hits: &mut Vec<Scored>,
+    selected: usize,
+    vector: &[f32],
+) -> VectorResult<(usize, usize)> {
+    let mut lists: HashMap<String, Vec<crate::vector::StoredPoint>> = HashMap::new();
+    let mut seen: std::collections::HashSet<Vec<String>> = hits[..selected]
+        .iter()
+        .map(|s| crate::text::words(&s.hit.payload.node_content))
+        .collect();
+    let mut added: Vec<Scored> = Vec::new();
+    for i in 0..selected {
+        let p = &hits[i].hit.payload;
+        let (source, sha, at) = (p.source_id.clone(), p.source_sha.clone(), p.chunk_index + 1);
+        let carried = hits[i].reranked * FOLLOWING_WEIGHT;
+        let parent_score = hits[i].hit.score;
+        if !lists.contains_key(&source) {
+            let points = index.points_of(&source, true).await?;
+            lists.insert(source.clone(), points);
+        }
+        let Some(next) = lists[&source]
+            .iter()
+            .find(|n| n.payload.chunk_index == at && n.payload.source_sha == sha)
+        else {
+            continue;
+        };
+        if !seen.insert(crate::text::words(&next.payload.node_content)) {
+            continue;
+        }
+        let found = hits[selected..].iter().position(|s| s.hit.id == next.id);
+        let follower = match found {
+            Some(k) => {
+                let mut s = hits.remove(selected + k);
+                if carried > s.reranked {
+                    s.reranked = carried;
+                    s.boosts.push(format!("follows chunk #{}", i + 1));
+                }
+                s
+            }
+            None => Scored {
+                hit: Hit {
+                    id: next.id,
+                    score: next
+                        .vector
+                        .as_deref()
+                        .map_or(0.0, |v| crate::embed::cosine(vector, v))
+                        .max(parent_score),
+                    payload: next.payload.clone(),
+                },
+                bm25: None,
+                fused: 0.0,
+                reranked: carried,
+                boosts: vec![format!("follows chunk #{}", i + 1)],
+            },
+        };
+        added.push(follower);
+    }
+    let n = added.len();
+    for (k, s) in added.into_iter().enumerate() {
+        hits.insert(selected + k, s);
+    }
+    Ok((selected + n, n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -779,5 +862,93 @@ mod tests {
         assert_eq!(by_id(&a, ids[0]), by_id(&a, ids[1]));
         assert!(by_id(&a, ids[2]) < by_id(&a, ids[0]));
         assert_eq!(tied_ranks(&[3.0, 3.0, 2.0, 1.0, 1.0]), vec![1, 1, 3, 4, 4]);
+    }
+
+    /// Chunk `k` of source `src` holding `text`, its vector along axis `axis`.
+    fn chunk(src: &str, k: usize, text: &str, axis: usize) -> crate::vector::ChunkPoint {
+        let mut p = crate::vector::contract::payload(src, k);
+        p.node_content = text.to_owned();
+        crate::vector::ChunkPoint {
+            id: uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, format!("{src}/{k}").as_bytes()),
+            vector: crate::vector::contract::axis(4, axis),
+            payload: p,
+        }
+    }
+
+    /// A selected hit of `point` reranked `reranked`, cosine `score`.
+    fn scored(point: &crate::vector::ChunkPoint, reranked: f32, score: f32) -> Scored {
+        Scored {
+            hit: Hit {
+                id: point.id,
+                score,
+                payload: point.payload.clone(),
+            },
+            bm25: None,
+            fused: reranked,
+            reranked,
+            boosts: Vec::new(),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_chunk_after_a_selected_one_joins_the_selection() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let index = crate::vector::edge::EdgeIndex::open(
+            dir.path(),
+            crate::vector::IndexModel {
+                model: "test-model".into(),
+                dimension: 4,
+            },
+        )
+        .unwrap();
+        let a = [
+            chunk("a", 0, "Freeze protection sequence.", 0),
+            chunk(
+                "a",
+                1,
+                "Stage 2: below 38 °F for 5 minutes, close the dampers.",
+                1,
+            ),
+            chunk("a", 2, "Stage 3: shut down the fans.", 2),
+        ];
+        // b/1 is a/0 in another edition, word for word.
+        let b = [
+            chunk("b", 0, "Relief fan sequence.", 3),
+            chunk("b", 1, "Freeze protection sequence.", 0),
+        ];
+        index
+            .upsert(a.iter().chain(&b).cloned().collect())
+            .await
+            .unwrap();
+        // a/0 and b/0 selected; a/1 was found, ranked below the selection.
+        let mut hits = vec![
+            scored(&a[0], 2.0, 0.6),
+            scored(&b[0], 1.5, 0.5),
+            scored(&a[1], 0.5, 0.3),
+        ];
+        let query = crate::vector::contract::axis(4, 1);
+        let (selected, added) = with_followers(&index, &mut hits, 2, &query).await.unwrap();
+        assert_eq!((selected, added), (3, 1));
+        let order: Vec<(String, usize)> = hits
+            .iter()
+            .map(|s| (s.hit.payload.source_id.clone(), s.hit.payload.chunk_index))
+            .collect();
+        // a/1 moved up, scored below the chunk it follows; b/1 (a copy of
+        // a selected chunk) was not added; a/2 follows no selected chunk.
+        assert_eq!(order, [("a".into(), 0), ("b".into(), 0), ("a".into(), 1)]);
+        assert!((hits[2].reranked - 2.0 * FOLLOWING_WEIGHT).abs() < 1e-6);
+        assert_eq!(hits[2].boosts, ["follows chunk #1"]);
+
+        // A follower not found at all comes from the index with its own
+        // cosine, or the chunk's it continues when that is higher.
+        let mut hits = vec![scored(&a[1], 2.0, 0.4)];
+        let (selected, added) = with_followers(&index, &mut hits, 1, &query).await.unwrap();
+        assert_eq!((selected, added), (2, 1));
+        assert_eq!(hits[1].hit.payload.chunk_index, 2);
+        assert!((hits[1].hit.score - 0.4).abs() < 1e-6);
+        let mut hits = vec![scored(&a[1], 2.0, 0.0)];
+        let query = crate::vector::contract::axis(4, 2);
+        with_followers(&index, &mut hits, 1, &query).await.unwrap();
+        assert!((hits[1].hit.score - 1.0).abs() < 1e-5);
     }
 }
