@@ -107,7 +107,7 @@ impl<'a> Focus<'a> {
 /// Focus terms a text holds, written as asked or in an equivalent form
 /// ("supply air temperature" holds the question's "SAT"), in focus order.
 pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
-    let mut ws = words(text);
+    let mut ws = words(without_list_number(text));
     // "high-limit" holds "high" and "limit" too.
     let parts: Vec<String> = ws
         .iter()
@@ -128,6 +128,24 @@ pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
         .filter(|t| by_form.contains(t) || ws.iter().any(|w| term_matches(t, w)))
         .cloned()
         .collect()
+}
+
+/// A text without the number that opens it as a step of a list ("1. If
+/// the supply air temperature …", "2) Close …"): the step's place in the
+/// list, not something it says. A PDF numbers the steps its HTML edition
+/// lists without numbers; "stage 1" is not held by step 1 of another
+/// sequence.
+fn without_list_number(text: &str) -> &str {
+    let t = text.trim_start();
+    let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if !(1..=2).contains(&digits) {
+        return text;
+    }
+    let rest = &t[digits..];
+    match rest.strip_prefix(['.', ')']) {
+        Some(after) if after.starts_with(char::is_whitespace) => after,
+        _ => text,
+    }
 }
 
 /// What a sentence that states a quantity scores beyond its terms when the
@@ -366,6 +384,22 @@ mod tests {
 
     fn focus(ws: &[&str]) -> Vec<String> {
         ws.iter().map(|w| stem(w)).collect()
+    }
+
+    #[test]
+    fn the_number_of_a_list_step_is_no_term() {
+        let f = focus(&["stage", "1", "supply"]);
+        let step = "1. If the supply air temperature drops below 4.4 °C (40 °F) for 5 minutes";
+        assert_eq!(matched_terms(Focus::plain(&f), step), ["supply"]);
+        assert_eq!(
+            matched_terms(Focus::plain(&f), "2) Stage 1: supply fan on"),
+            ["stage", "1", "supply"]
+        );
+        // A number that is a value, not a step, is still read.
+        assert_eq!(
+            matched_terms(Focus::plain(&f), "1 supply fan runs"),
+            ["1", "supply"]
+        );
     }
 
     #[test]
