@@ -202,7 +202,9 @@ pub fn pick_in(
         let list = quotable(text);
         let names = naming.get(i).map(Vec::as_slice).unwrap_or_default();
         for (k, s) in list.iter().enumerate() {
-            if !answers_anything(s, headings.get(i).copied().unwrap_or_default()) {
+            if !answers_anything(s, headings.get(i).copied().unwrap_or_default())
+                || (k == 0 && opens_mid_sentence(s))
+            {
                 continue;
             }
             let matched = matched_terms(focus, s);
@@ -296,6 +298,18 @@ fn answers_anything(sentence: &str, heading: &str) -> bool {
                 .split(crate::ingest::chunk::HEADING_SEPARATOR)
                 .any(|h| squash(h) == squashed));
     !path_like && !is_heading
+}
+
+/// Whether a text's first sentence is the end of a sentence begun in the
+/// chunk before (chunks overlap; "supply air temperature rises above 7 °C
+/// … the unit will remain in Stage 1" lacks its "If it is warm enough
+/// that the"): it opens with a plain lower-case word, not a name written
+/// in camel case ("sysVenEff = …"). The chunk before holds it whole.
+fn opens_mid_sentence(sentence: &str) -> bool {
+    sentence
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.chars().all(|c| c.is_ascii_lowercase()))
 }
 
 /// Whether a sentence opens with a word that refers to the one before it.
@@ -400,6 +414,17 @@ mod tests {
             matched_terms(Focus::plain(&f), "1 supply fan runs"),
             ["1", "supply"]
         );
+    }
+
+    #[test]
+    fn a_sentence_begun_in_the_chunk_before_is_not_quoted() {
+        let f = focus(&["stage", "1", "supply", "heat", "coil"]);
+        let text = "supply air temperature rises above 7 °C with minimum ventilation, the unit will remain in Stage 1 freeze protection.\nModulate the heating coil to hold a supply air temperature of 6 °C.";
+        let picked = pick(Focus::plain(&f), &[], &[(0, text, 1.0)], 1);
+        assert!(picked[0].text.starts_with("Modulate"));
+        // Later in a chunk, or named in camel case, it is a sentence.
+        assert!(!opens_mid_sentence("sysVenEff = 1 + VUncOutAir_flow"));
+        assert!(opens_mid_sentence("supply air temperature rises"));
     }
 
     #[test]
