@@ -114,8 +114,14 @@ pub async fn documents(
     let mut hits = r.hits;
     let selected = hits.len().min(top_k).min(cfg.max_context_chunks);
     let index = docs.ingestor().index();
-    let (selected, followers) =
-        retrieve::with_followers(index.as_ref(), &mut hits, selected, &vector).await?;
+    let (selected, followers) = retrieve::with_followers(
+        index.as_ref(),
+        &mut hits,
+        selected,
+        cfg.max_context_chunks,
+        &vector,
+    )
+    .await?;
     if followers > 0 {
         trace.retrieval.decisions.push(format!(
             "{followers} chunks added: the chunk after a selected one in its document (x{} its score)",

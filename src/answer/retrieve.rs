@@ -521,15 +521,17 @@ pub const FOLLOWING_WEIGHT: f32 = 0.9;
 /// sequence for multizone AHU system" opens chunk 0, its stages go on in
 /// chunk 1). A follower already selected, or holding word for word the
 /// text of a selected chunk (another edition), is not added; one found
-/// lower in `hits` moves up. Followers go after the selected chunks,
-/// scored [`FOLLOWING_WEIGHT`] × their chunk's reranked score (or their
-/// own, when higher) and with their own cosine to the question (`vector`),
-/// so the refusal rules measure them as they are. Returns the new
-/// selected count and how many were added.
+/// lower in `hits` moves up. Followers go after the selected chunks, at
+/// most `limit` chunks in all, scored [`FOLLOWING_WEIGHT`] × their
+/// chunk's reranked score (or their own, when higher); their cosine to the
+/// question (`vector`) is their own or, when higher, the chunk's they
+/// continue: the question found the passage, of which the follower is the
+/// rest. Returns the new selected count and how many were added.
 pub async fn with_followers(
     index: &dyn VectorIndex,
     hits: &mut Vec<Scored>,
     selected: usize,
+    limit: usize,
     vector: &[f32],
 ) -> VectorResult<(usize, usize)> {
     let mut lists: HashMap<String, Vec<crate::vector::StoredPoint>> = HashMap::new();
@@ -539,6 +541,9 @@ pub async fn with_followers(
         .collect();
     let mut added: Vec<Scored> = Vec::new();
     for i in 0..selected {
+        if selected + added.len() >= limit {
+            break;
+        }
         let p = &hits[i].hit.payload;
         let (source, sha, at) = (p.source_id.clone(), p.source_sha.clone(), p.chunk_index + 1);
         let carried = hits[i].reranked * FOLLOWING_WEIGHT;
@@ -560,6 +565,7 @@ pub async fn with_followers(
         let follower = match found {
             Some(k) => {
                 let mut s = hits.remove(selected + k);
+                s.hit.score = s.hit.score.max(parent_score);
                 if carried > s.reranked {
                     s.reranked = carried;
                     s.boosts.push(format!("follows chunk #{}", i + 1));
@@ -927,7 +933,9 @@ mod tests {
             scored(&a[1], 0.5, 0.3),
         ];
         let query = crate::vector::contract::axis(4, 1);
-        let (selected, added) = with_followers(&index, &mut hits, 2, &query).await.unwrap();
+        let (selected, added) = with_followers(&index, &mut hits, 2, 10, &query)
+            .await
+            .unwrap();
         assert_eq!((selected, added), (3, 1));
         let order: Vec<(String, usize)> = hits
             .iter()
@@ -938,17 +946,36 @@ mod tests {
         assert_eq!(order, [("a".into(), 0), ("b".into(), 0), ("a".into(), 1)]);
         assert!((hits[2].reranked - 2.0 * FOLLOWING_WEIGHT).abs() < 1e-6);
         assert_eq!(hits[2].boosts, ["follows chunk #1"]);
+        assert!((hits[2].hit.score - 0.6).abs() < 1e-6);
 
         // A follower not found at all comes from the index with its own
         // cosine, or the chunk's it continues when that is higher.
         let mut hits = vec![scored(&a[1], 2.0, 0.4)];
-        let (selected, added) = with_followers(&index, &mut hits, 1, &query).await.unwrap();
+        let (selected, added) = with_followers(&index, &mut hits, 1, 10, &query)
+            .await
+            .unwrap();
         assert_eq!((selected, added), (2, 1));
         assert_eq!(hits[1].hit.payload.chunk_index, 2);
         assert!((hits[1].hit.score - 0.4).abs() < 1e-6);
         let mut hits = vec![scored(&a[1], 2.0, 0.0)];
         let query = crate::vector::contract::axis(4, 2);
-        with_followers(&index, &mut hits, 1, &query).await.unwrap();
+        with_followers(&index, &mut hits, 1, 10, &query)
+            .await
+            .unwrap();
         assert!((hits[1].hit.score - 1.0).abs() < 1e-5);
+
+        // No more chunks reach synthesis than the limit.
+        let mut hits = vec![scored(&a[0], 2.0, 0.6), scored(&b[0], 1.5, 0.5)];
+        let (selected, added) = with_followers(&index, &mut hits, 2, 3, &query)
+            .await
+            .unwrap();
+        assert_eq!((selected, added), (3, 1));
+        let mut hits = vec![scored(&a[0], 2.0, 0.6), scored(&b[0], 1.5, 0.5)];
+        assert_eq!(
+            with_followers(&index, &mut hits, 2, 2, &query)
+                .await
+                .unwrap(),
+            (2, 0)
+        );
     }
 }
