@@ -79,14 +79,18 @@ pub struct Retrieval {
 }
 
 /// Steps 4–5: embed the question, search (filtered or vanilla, every
-/// fallback recorded), rerank. Without a document service: nothing, with
-/// a warning.
+/// fallback recorded), rerank. For an answer (`for_answer`), the chunk
+/// after each selected one joins the selection
+/// ([`retrieve::with_followers`]); a listing of what was found
+/// (`/retrieve`) is the `top_k` chunks as ranked. Without a document
+/// service: nothing, with a warning.
 pub async fn documents(
     docs: Option<&DocService>,
     cfg: &AnswerConfig,
     q: &Question,
     graph_ids: &[String],
     top_k: usize,
+    for_answer: bool,
     trace: &mut Trace,
 ) -> Result<Retrieval, Fault> {
     let Some(docs) = docs else {
@@ -114,14 +118,13 @@ pub async fn documents(
     let mut hits = r.hits;
     let selected = hits.len().min(top_k).min(cfg.max_context_chunks);
     let index = docs.ingestor().index();
-    let (selected, followers) = retrieve::with_followers(
-        index.as_ref(),
-        &mut hits,
-        selected,
-        cfg.max_context_chunks,
-        &vector,
-    )
-    .await?;
+    let limit = if for_answer {
+        cfg.max_context_chunks
+    } else {
+        selected
+    };
+    let (selected, followers) =
+        retrieve::with_followers(index.as_ref(), &mut hits, selected, limit, &vector).await?;
     if followers > 0 {
         trace.retrieval.decisions.push(format!(
             "{followers} chunks added: the chunk after a selected one in its document (x{} its score)",

@@ -302,8 +302,16 @@ async fn draft(
             .push("grounding found no concept in the question; retrieval is vanilla".into());
     }
     let step = gather::graph(state.store.as_ref(), view, &q, trace).await?;
-    let found =
-        gather::documents(docs.as_deref(), cfg, &q, &step.graph_ids, r.top_k, trace).await?;
+    let found = gather::documents(
+        docs.as_deref(),
+        cfg,
+        &q,
+        &step.graph_ids,
+        r.top_k,
+        true,
+        trace,
+    )
+    .await?;
     // "the ip address of the AHU-2 controller": words of a question about a
     // named node's product that neither a cue nor the building's
     // vocabulary knows ask something its product facts do not say.
@@ -512,7 +520,8 @@ async fn contradictions(
     if !step.facts.iter().any(|f| !f.negative) {
         return Ok(Vec::new());
     }
-    let found = gather::documents(Some(docs), cfg, q, &step.graph_ids, r.top_k, trace).await?;
+    let found =
+        gather::documents(Some(docs), cfg, q, &step.graph_ids, r.top_k, true, trace).await?;
     let scan = conflict_scan(q, &step, &found, r.top_k);
     let decisions = &mut trace.retrieval.decisions;
     let conflicts = scan_conflicts(docs, cfg, snap, view, scan, decisions).await?;
@@ -665,6 +674,7 @@ pub async fn retrieve(
         &q,
         &step.graph_ids,
         r.top_k,
+        false,
         &mut trace,
     )
     .await?;
