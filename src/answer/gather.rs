@@ -116,20 +116,24 @@ pub async fn documents(
     .await?;
     trace.retrieval = r.trace;
     let mut hits = r.hits;
-    let selected = hits.len().min(top_k).min(cfg.max_context_chunks);
-    let index = docs.ingestor().index();
-    let limit = if for_answer {
-        cfg.max_context_chunks
-    } else {
-        selected
-    };
-    let (selected, followers) =
-        retrieve::with_followers(index.as_ref(), &mut hits, selected, limit, &vector).await?;
-    if followers > 0 {
-        trace.retrieval.decisions.push(format!(
-            "{followers} chunks added: the chunk after a selected one in its document (x{} its score)",
-            retrieve::FOLLOWING_WEIGHT
-        ));
+    let mut selected = hits.len().min(top_k).min(cfg.max_context_chunks);
+    if for_answer {
+        let index = docs.ingestor().index();
+        let (with, followers) = retrieve::with_followers(
+            index.as_ref(),
+            &mut hits,
+            selected,
+            cfg.max_context_chunks,
+            &vector,
+        )
+        .await?;
+        selected = with;
+        if followers > 0 {
+            trace.retrieval.decisions.push(format!(
+                "{followers} chunks added: the chunk after a selected one in its document (x{} its score)",
+                retrieve::FOLLOWING_WEIGHT
+            ));
+        }
     }
     trace.stages_ms.insert("search".into(), ms(t));
     Ok(Retrieval {

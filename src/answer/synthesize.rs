@@ -162,15 +162,27 @@ const QUANTITY_BONUS: f32 = 0.75;
 /// answers nothing.
 const NAMING_WEIGHT: f32 = 0.5;
 
-/// Picks the best sentences of `texts` (best text first) with no term
-/// naming any text's document (see [`pick_in`]).
+/// Picks the best sentences of `texts` (best text first) as given — a
+/// selection, whose sentences are all its own — with no term naming any
+/// text's document (see [`pick_in`]).
 pub fn pick(
     focus: Focus<'_>,
     labels: &[String],
     texts: &[(usize, &str, f32)],
     max: usize,
 ) -> Vec<Picked> {
-    pick_in(focus, labels, texts, &[], &[], max)
+    pick_from(focus, labels, texts, &[], &[], max, Texts::Given)
+}
+
+/// What the picker reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Texts {
+    /// Chunks of indexed documents, which overlap: a chunk's first
+    /// sentence may be the end of one begun in the chunk before
+    /// ([`opens_mid_sentence`]).
+    Chunks,
+    /// Text as given (a selection): each sentence is one to quote.
+    Given,
 }
 
 /// Picks the best sentences of `texts` (best text first): each sentence
@@ -181,7 +193,9 @@ pub fn pick(
 /// holds a term and states a quantity, plus its text's weight. The
 /// headings each text stands under (`headings`: the chunk's heading path,
 /// per text in order; none for `[]`) and lines citing a file path are left
-/// out: neither answers anything ([`answers_anything`]). Returns at most
+/// out: neither answers anything ([`answers_anything`]), nor is a chunk's
+/// first sentence when it is the end of one begun in the chunk before
+/// ([`opens_mid_sentence`]; that chunk holds it whole). Returns at most
 /// `max` sentences, the later ones only when they add focus terms.
 pub fn pick_in(
     focus: Focus<'_>,
@@ -190,6 +204,19 @@ pub fn pick_in(
     naming: &[Vec<String>],
     headings: &[&str],
     max: usize,
+) -> Vec<Picked> {
+    pick_from(focus, labels, texts, naming, headings, max, Texts::Chunks)
+}
+
+/// [`pick_in`] for chunks, [`pick`] for text as given.
+fn pick_from(
+    focus: Focus<'_>,
+    labels: &[String],
+    texts: &[(usize, &str, f32)],
+    naming: &[Vec<String>],
+    headings: &[&str],
+    max: usize,
+    kind: Texts,
 ) -> Vec<Picked> {
     let squashed: Vec<String> = labels
         .iter()
@@ -203,7 +230,7 @@ pub fn pick_in(
         let names = naming.get(i).map(Vec::as_slice).unwrap_or_default();
         for (k, s) in list.iter().enumerate() {
             if !answers_anything(s, headings.get(i).copied().unwrap_or_default())
-                || (k == 0 && opens_mid_sentence(s))
+                || (kind == Texts::Chunks && k == 0 && opens_mid_sentence(s))
             {
                 continue;
             }
@@ -420,8 +447,15 @@ mod tests {
     fn a_sentence_begun_in_the_chunk_before_is_not_quoted() {
         let f = focus(&["stage", "1", "supply", "heat", "coil"]);
         let text = "supply air temperature rises above 7 °C with minimum ventilation, the unit will remain in Stage 1 freeze protection.\nModulate the heating coil to hold a supply air temperature of 6 °C.";
-        let picked = pick(Focus::plain(&f), &[], &[(0, text, 1.0)], 1);
+        let picked = pick_in(Focus::plain(&f), &[], &[(0, text, 1.0)], &[], &[], 1);
         assert!(picked[0].text.starts_with("Modulate"));
+        // A selection is the asker's: its first sentence is its own.
+        let picked = pick(Focus::plain(&f), &[], &[(0, text, 1.0)], 2);
+        assert!(
+            picked
+                .iter()
+                .any(|p| p.text.starts_with("supply air temperature rises"))
+        );
         // Later in a chunk, or named in camel case, it is a sentence.
         assert!(!opens_mid_sentence("sysVenEff = 1 + VUncOutAir_flow"));
         assert!(opens_mid_sentence("supply air temperature rises"));
