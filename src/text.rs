@@ -128,6 +128,23 @@ pub fn squash(s: &str) -> String {
         .collect()
 }
 
+/// A text with a space where a lower-case letter meets an upper-case one,
+/// as a file or heading names a topic in camel case ("G36 TerminalUnits /
+/// Reheat" → "G36 Terminal Units / Reheat"); an acronym ("AHUs", "VAV")
+/// stays whole.
+pub fn camel_spaced(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut prev: Option<char> = None;
+    for c in text.chars() {
+        if prev.is_some_and(char::is_lowercase) && c.is_uppercase() {
+            out.push(' ');
+        }
+        out.push(c);
+        prev = Some(c);
+    }
+    out
+}
+
 /// The cells of a table row (`a | b | c`, with or without outer pipes);
 /// `None` for a line that is not one. A separator row (`---|---`) has no
 /// cells.
@@ -756,5 +773,14 @@ pub(crate) mod tests {
         assert_eq!(at("ahu-1->vav-2", "->"), [5]);
         assert_eq!(at("hang off of ahu-1", "off of"), [5]);
         assert!(at("offoff of", "off of").is_empty());
+    }
+
+    #[test]
+    fn camel_case_names_are_spaced_acronyms_kept() {
+        assert_eq!(
+            camel_spaced("G36 TerminalUnits / Reheat / AHUs / MultiZone / VAV"),
+            "G36 Terminal Units / Reheat / AHUs / Multi Zone / VAV"
+        );
+        assert_eq!(camel_spaced("sysVenEff"), "sys Ven Eff");
     }
 }

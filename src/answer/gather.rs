@@ -107,10 +107,9 @@ pub async fn documents(
     let r = retrieve::search(
         docs.ingestor().index().as_ref(),
         cfg,
-        &q.grounding,
+        q,
         graph_ids,
         vector.clone(),
-        &q.text,
         top_k,
     )
     .await?;

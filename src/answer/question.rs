@@ -6,6 +6,7 @@ use super::synthesize::{Equivalent, Focus};
 use super::view::GraphView;
 use crate::ground::{EntityKind, Grounder, Grounding};
 use crate::text::{self, Cues, squash};
+use crate::vocab;
 
 /// A question and what it asks.
 #[derive(Debug, Clone)]
@@ -42,6 +43,13 @@ pub struct Question {
     /// The kinds (Brick classes) it names by name: what it asks about, which
     /// a passage that answers must name too.
     pub kinds: Vec<NamedKind>,
+    /// Labels of the equipment that has a point it names ("VAV-2-14" for
+    /// "vav-2-14 airflow"): a passage naming the box is about the point.
+    pub owners: Vec<String>,
+    /// The Brick equipment classes above those it names, below the domain
+    /// classes (`HVAC_Equipment` and its siblings): a sequence for
+    /// terminal units applies to a VAV box with reheat. Local names.
+    pub broader: Vec<String>,
 }
 
 /// A kind of point or equipment a question names ("humidity setpoint").
@@ -109,8 +117,11 @@ impl Question {
             .map(|e| e.iri.clone())
             .collect();
         let mut about = named.clone();
+        let mut owners = Vec::new();
         for owner in named.iter().filter_map(|i| view.topo.owner_of_point(i)) {
             if !about.contains(&owner) {
+                let label = view.topo.label(&owner).unwrap_or(vocab::local_name(&owner));
+                owners.push(label.to_owned());
                 about.push(owner);
             }
         }
@@ -131,6 +142,7 @@ impl Question {
                 });
             }
         }
+        let broader = broader_classes(view, &grounding.payload_fields().brick_equip);
         let units = if reading.quantity {
             cues.list(text::Cue::QuantityUnit).to_vec()
         } else {
@@ -149,6 +161,8 @@ impl Question {
             equivalents: Vec::new(),
             units,
             kinds,
+            owners,
+            broader,
         }
     }
 
@@ -193,6 +207,26 @@ fn unknown_models(query: &str, g: &Grounding) -> Vec<String> {
         .filter(|w| !g.unresolved.iter().any(|u| squash(u) == squash(w)))
         .map(|w| w.to_uppercase())
         .collect()
+}
+
+/// The Brick equipment classes above `classes` (local names), below the
+/// domain classes under `brick:Equipment` (`HVAC_Equipment`, …), which
+/// name no topic a passage is about; none of `classes` themselves.
+fn broader_classes(view: GraphView<'_>, classes: &[String]) -> Vec<String> {
+    let root = vocab::brick("Equipment");
+    let mut out: Vec<String> = Vec::new();
+    for c in classes {
+        let Some(path) = view.onto.path_from(&root, &vocab::brick(c)) else {
+            continue;
+        };
+        for iri in path.iter().skip(2) {
+            let local = vocab::local_name(iri).to_owned();
+            if !classes.contains(&local) && !out.contains(&local) {
+                out.push(local);
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -299,6 +299,8 @@ mod tests {
             equivalents: Vec::new(),
             units: Vec::new(),
             kinds: Vec::new(),
+            owners: Vec::new(),
+            broader: Vec::new(),
         };
         let ok = DocumentMeasures {
             retrieved: 3,

@@ -89,10 +89,26 @@ impl Spelling {
     /// Sets the abbreviations and the words they stand for; a pair that
     /// shares a word ("box" / "vav box") qualifies rather than abbreviates
     /// and is left out.
+    /// Two abbreviations of the same words are forms of each other ("air
+    /// handler" and "AHU" both stand for "air handling unit").
     pub fn set_forms(&mut self, pairs: impl IntoIterator<Item = (String, String)>) {
-        self.forms = pairs
+        let pairs: Vec<(Vec<String>, Vec<String>)> = pairs
             .into_iter()
             .map(|(short, long)| (stems(&short), stems(&long)))
+            .collect();
+        let siblings: Vec<(Vec<String>, Vec<String>)> = pairs
+            .iter()
+            .enumerate()
+            .flat_map(|(i, (a, long))| {
+                pairs[i + 1..]
+                    .iter()
+                    .filter(move |(b, other)| other == long && b != a)
+                    .map(move |(b, _)| (a.clone(), b.clone()))
+            })
+            .collect();
+        self.forms = pairs
+            .into_iter()
+            .chain(siblings)
             .filter(|(a, b)| !a.is_empty() && !b.is_empty() && !a.iter().any(|w| b.contains(w)))
             .collect();
     }
@@ -489,5 +505,26 @@ mod tests {
             }]
         );
         assert!(s.equivalents(&focus(&["supply", "fan"])).is_empty());
+    }
+
+    #[test]
+    fn two_abbreviations_of_the_same_words_are_forms_of_each_other() {
+        let mut s = spelling();
+        s.set_forms([
+            ("AHU".into(), "air handling unit".into()),
+            ("air handler".into(), "air handling unit".into()),
+        ]);
+        let focus: Vec<String> = ["air", "handlers", "return"]
+            .iter()
+            .map(|w| crate::text::stem(w))
+            .collect();
+        let eq = s.equivalents(&focus);
+        assert!(
+            eq.contains(&Equivalent {
+                terms: stems("air handler"),
+                form: vec!["ahu".into()],
+            }),
+            "{eq:?}"
+        );
     }
 }

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use super::RetrievalTrace;
+use super::question::Question;
 use crate::config::AnswerConfig;
 use crate::ground::{EntityKind, Grounding};
 use crate::vector::{Hit, LexicalHit, LexicalSearch, MatchAny, Search, VectorIndex, VectorResult};
@@ -134,10 +135,14 @@ pub struct Retrieved {
 }
 
 /// The filter a grounding and the graph step give, or why there is none.
+/// The Brick classes `broader` than those the grounding names
+/// ([`Question::broader`]) match too: a sequence for terminal units is
+/// about the VAV box with reheat asked about.
 pub fn decide_filter(
     cfg: &AnswerConfig,
     g: &Grounding,
     graph_ids: &[String],
+    broader: &[String],
 ) -> Result<MatchAny, String> {
     if g.gconf < cfg.grounded_min_conf {
         return Err(format!(
@@ -177,10 +182,16 @@ pub fn decide_filter(
             ids.push(id.clone());
         }
     }
+    let mut brick_equip = f.brick_equip;
+    for c in broader {
+        if !brick_equip.contains(c) {
+            brick_equip.push(c.clone());
+        }
+    }
     Ok(MatchAny {
         graph_ids: ids,
         equip: specific,
-        brick_equip: f.brick_equip,
+        brick_equip,
         ptags: f.ptags,
     })
 }
@@ -358,19 +369,11 @@ pub(crate) fn path_words(path: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ");
-    let mut out = String::with_capacity(2 * path.len() + 8);
-    let mut prev: Option<char> = None;
-    for c in path.chars() {
-        if !c.is_alphanumeric() {
-            out.push(' ');
-        } else {
-            if prev.is_some_and(char::is_lowercase) && c.is_uppercase() {
-                out.push(' ');
-            }
-            out.push(c);
-        }
-        prev = Some(c);
-    }
+    let spaced: String = path
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect();
+    let mut out = crate::text::camel_spaced(&spaced);
     if !whole.is_empty() {
         out.push(' ');
         out.push_str(&whole);
@@ -405,16 +408,16 @@ fn append_new<T>(list: &mut Vec<T>, more: Vec<T>, id: impl Fn(&T) -> uuid::Uuid)
 pub async fn search(
     index: &dyn VectorIndex,
     cfg: &AnswerConfig,
-    g: &Grounding,
+    q: &Question,
     graph_ids: &[String],
     vector: Vec<f32>,
-    text: &str,
     top_k: usize,
 ) -> VectorResult<Retrieved> {
+    let (g, text) = (&q.grounding, q.text.as_str());
     let limit = top_k * cfg.filter_fetch_factor.max(1);
     let mut trace = RetrievalTrace::default();
     let mut found = (Vec::new(), Vec::new());
-    match decide_filter(cfg, g, graph_ids) {
+    match decide_filter(cfg, g, graph_ids, &q.broader) {
         Ok(filter) => {
             trace.decisions.push(format!(
                 "grounding confidence {:.2} >= {:.2} and specific concepts: filtered search (match any of {} graph ids, equip {:?}, brick_equip {:?}, ptags {:?}), limit {limit}",
@@ -657,18 +660,22 @@ mod tests {
     fn filter_rules_follow_the_decision_flow() {
         let cfg = AnswerConfig::default();
         assert!(
-            decide_filter(&cfg, &grounding("vav", 0.5), &[])
+            decide_filter(&cfg, &grounding("vav", 0.5), &[], &[])
                 .unwrap_err()
                 .contains("0.50 < 0.60")
         );
         assert!(
-            decide_filter(&cfg, &grounding("sensor", 0.9), &[])
+            decide_filter(&cfg, &grounding("sensor", 0.9), &[], &[])
                 .unwrap_err()
                 .contains("generic")
         );
-        let f = decide_filter(&cfg, &grounding("vav", 0.9), &["urn:a".into()]).unwrap();
+        let f = decide_filter(&cfg, &grounding("vav", 0.9), &["urn:a".into()], &[]).unwrap();
         assert_eq!(f.equip, ["vav"]);
         assert_eq!(f.graph_ids, ["urn:a"]);
+        // A sequence for terminal units is about the VAV box asked about.
+        let broader = ["Terminal_Unit".to_owned()];
+        let f = decide_filter(&cfg, &grounding("vav", 0.9), &[], &broader).unwrap();
+        assert!(f.brick_equip.contains(&"Terminal_Unit".to_owned()));
         let mut named = grounding("sensor", 0.9);
         named.entities.push(Entity {
             iri: "urn:vav".into(),
@@ -679,7 +686,7 @@ mod tests {
             matched: "vav-1".into(),
             span: Default::default(),
         });
-        assert!(decide_filter(&cfg, &named, &[]).is_ok());
+        assert!(decide_filter(&cfg, &named, &[], &[]).is_ok());
     }
 
     #[test]

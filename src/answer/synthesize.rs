@@ -3,7 +3,7 @@
 //! the top chunks, scored by how many of the question's content words they
 //! hold.
 
-use crate::text::{quotable, squash, states_quantity, stem, words};
+use crate::text::{camel_spaced, quotable, squash, states_quantity, stem, words};
 
 /// A sentence picked from a text, with what it matched.
 #[derive(Debug, Clone)]
@@ -162,6 +162,45 @@ const QUANTITY_BONUS: f32 = 0.75;
 /// answers nothing.
 const NAMING_WEIGHT: f32 = 0.5;
 
+/// What a sentence naming an entity the question names scores, per
+/// entity: as much as a focus term.
+const MENTION_WEIGHT: f32 = 1.0;
+
+/// How much of a focus term's weight its rarity among the candidate
+/// sentences decides: a term every candidate holds ("zone" among zone
+/// sequences) counts half, one only a few hold (the "change" of "how fast
+/// may the fan change speed") nearly one.
+const RARITY_SHARE: f32 = 0.5;
+
+/// The weight of each focus term among the sentences a picker reads:
+/// `1 - RARITY_SHARE × (share of the sentences holding it)`.
+struct Rarity {
+    held_by: std::collections::HashMap<String, usize>,
+    sentences: usize,
+}
+
+impl Rarity {
+    fn of(focus: Focus<'_>, texts: &[Vec<String>]) -> Self {
+        let mut held_by = std::collections::HashMap::new();
+        let mut sentences = 0;
+        for s in texts.iter().flatten() {
+            sentences += 1;
+            for t in matched_terms(focus, s) {
+                *held_by.entry(t).or_insert(0) += 1;
+            }
+        }
+        Self { held_by, sentences }
+    }
+
+    fn weight(&self, term: &str) -> f32 {
+        if self.sentences == 0 {
+            return 1.0;
+        }
+        let n = self.held_by.get(term).copied().unwrap_or(0) as f32;
+        1.0 - RARITY_SHARE * n / self.sentences as f32
+    }
+}
+
 /// Picks the best sentences of `texts` (best text first) as given — a
 /// selection, whose sentences are all its own — with no term naming any
 /// text's document (see [`pick_in`]).
@@ -224,12 +263,34 @@ fn pick_from(
         .filter(|l| l.len() > 2)
         .collect();
     let mut all: Vec<(Picked, usize)> = Vec::new();
-    let mut by_source: Vec<Vec<String>> = Vec::new();
-    for (i, (source, text, weight)) in texts.iter().enumerate() {
-        let list = quotable(text);
+    let by_source: Vec<Vec<String>> = texts.iter().map(|(_, t, _)| quotable(t)).collect();
+    let rarity = Rarity::of(focus, &by_source);
+    for (i, (source, _, weight)) in texts.iter().enumerate() {
         let names = naming.get(i).map(Vec::as_slice).unwrap_or_default();
-        for (k, s) in list.iter().enumerate() {
-            if !answers_anything(s, headings.get(i).copied().unwrap_or_default())
+        let heading = headings.get(i).copied().unwrap_or_default();
+        // A sentence stands under its heading path: the terms of the
+        // heading ("… / Alarms > Low airflow") are the passage's too.
+        let under = matched_terms(focus, &camel_spaced(heading));
+        let weigh = |t: &String| {
+            rarity.weight(t)
+                * if names.contains(t) {
+                    NAMING_WEIGHT
+                } else {
+                    1.0
+                }
+        };
+        let mut mentioned = 0;
+        for (k, s) in by_source[i].iter().enumerate() {
+            let sq = squash(s);
+            let own = squashed.iter().filter(|l| sq.contains(l.as_str())).count();
+            // "It serves … Its cooling maximum is 350 cfm": a sentence
+            // that refers back names what the one before it names.
+            mentioned = if k > 0 && refers_back(s) {
+                own + mentioned
+            } else {
+                own
+            };
+            if !answers_anything(s, heading)
                 || (kind == Texts::Chunks && k == 0 && opens_mid_sentence(s))
             {
                 continue;
@@ -237,20 +298,13 @@ fn pick_from(
             let matched = matched_terms(focus, s);
             let terms: f32 = matched
                 .iter()
-                .map(|t| {
-                    if names.contains(t) {
-                        NAMING_WEIGHT
-                    } else {
-                        1.0
-                    }
-                })
+                .chain(under.iter().filter(|t| !matched.contains(t)))
+                .map(weigh)
                 .sum();
-            let sq = squash(s);
-            let mentions = squashed.iter().filter(|l| sq.contains(l.as_str())).count();
             let quantity =
                 !focus.units.is_empty() && !matched.is_empty() && states_quantity(s, focus.units);
             let score = terms
-                + 0.5 * mentions as f32
+                + MENTION_WEIGHT * mentioned as f32
                 + if quantity { QUANTITY_BONUS } else { 0.0 }
                 + weight;
             all.push((
@@ -263,7 +317,6 @@ fn pick_from(
                 k,
             ));
         }
-        by_source.push(list);
     }
     all.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
     let mut out: Vec<Picked> = Vec::new();
@@ -546,7 +599,10 @@ mod tests {
         assert_eq!(asked(&[]), "The block outputs the low airflow alarm.");
         assert!(asked(&units).starts_with("If the low airflow lasts 5 minutes"));
         // One more term outweighs the quantity.
-        let text = "The low airflow alarm is Level 3 after 5 minutes. The low airflow alarm threshold is set per zone.";
+        // (Among sentences that mostly hold other words, as chunks do: a
+        // term half of two sentences hold weighs as little as the bonus.)
+        let text = "The low airflow alarm is Level 3 after 5 minutes. The low airflow alarm threshold is set per zone. \
+                    Zones are listed in the schedule. Each box reports its damper position.";
         let f = focus(&["low", "airflow", "alarm", "threshold"]);
         let p = pick(
             Focus {
@@ -629,6 +685,76 @@ mod tests {
             ]
         );
         assert!(!refers_back("The box opens."));
+    }
+
+    /// A sentence stands under its heading path: "… / Alarms > Low
+    /// airflow" holds "low" and "alarm" for the sentence that states the
+    /// thresholds, which then outscores an overview sentence of a
+    /// better-ranked chunk naming the same words; the chunk's rank weighs
+    /// at most one term.
+    #[test]
+    fn a_sentence_holds_the_terms_of_its_heading() {
+        let f = focus(&["reheat", "low", "airflow", "alarm"]);
+        let overview = "It outputs the alarms about the low airflow yLowFloAla. \
+                        The sequence consists of six subsequences. Each has its own block.";
+        let alarms = "If the measured airflow is less than 70% of setpoint for 5 minutes, generate a Level 3 alarm. \
+                      Zones with an importance multiplier of 0 are left out.";
+        let texts = [(0, overview, 1.0), (1, alarms, 0.9)];
+        let headings = [
+            "G36 TerminalUnits / Controller",
+            "G36 TerminalUnits / Reheat / Subsequences / Alarms > Low airflow",
+        ];
+        let best = |headings: &[&str]| {
+            pick_in(Focus::plain(&f), &[], &texts, &[], headings, 1)[0]
+                .text
+                .clone()
+        };
+        assert!(best(&headings).starts_with("If the measured airflow"));
+        assert!(
+            best(&[]).starts_with("It outputs"),
+            "without the headings the overview holds more"
+        );
+    }
+
+    /// "VAV-2-14 is … It serves … Its cooling maximum is 350 cfm": the
+    /// sentences that refer back name the box as the first does, and a
+    /// named entity weighs as much as a focus term.
+    #[test]
+    fn a_sentence_that_refers_back_names_what_the_one_before_names() {
+        let f = focus(&["cool", "max"]);
+        let general = "Each box has a cooling maximum airflow. Boxes are balanced yearly.";
+        let example =
+            "VAV-2-14 is a reheat box. It serves office A-214. Its cooling maximum is 350 cfm.";
+        let texts = [(0, general, 1.0), (1, example, 0.8)];
+        let labels = vec!["VAV-2-14".to_owned()];
+        let picked = pick_in(Focus::plain(&f), &labels, &texts, &[], &[], 1);
+        // Quoted after the sentence it refers back to.
+        let quoted: Vec<&str> = picked.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            quoted,
+            ["It serves office A-214.", "Its cooling maximum is 350 cfm."]
+        );
+        let picked = pick_in(Focus::plain(&f), &[], &texts, &[], &[], 1);
+        assert!(picked[0].text.starts_with("Each box"));
+    }
+
+    /// A term most candidate sentences hold tells them apart less than one
+    /// few hold: "how fast may the fan change speed" is answered by the
+    /// ramp sentence, not by one naming more of the unit's words.
+    #[test]
+    fn a_term_few_sentences_hold_counts_more() {
+        let f = focus(&["fan", "change", "speed"]);
+        let text = "The fan speed loop runs. The fan speed has a minimum. The fan speed is reset. \
+                    Changes in speed are limited to 10% per minute.";
+        let ramp = |f: &[String]| {
+            pick_in(Focus::plain(f), &[], &[(0, text, 0.0)], &[], &[], 1)[0]
+                .text
+                .starts_with("Changes")
+        };
+        assert!(ramp(&f));
+        let r = Rarity::of(Focus::plain(&f), &[quotable(text)]);
+        assert!(r.weight("chang") > r.weight("fan"));
+        assert!((r.weight("speed") - (1.0 - RARITY_SHARE)).abs() < 1e-6);
     }
 
     #[test]

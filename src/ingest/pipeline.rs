@@ -31,6 +31,7 @@ use super::report::{DocReport, DocStatus, Duplicate, IndexError, ModelInfo, RunR
 use crate::embed::Embedder;
 use crate::ground::Grounder;
 use crate::store::{GraphKind, GraphStore, SourceRecord, StoreError};
+use crate::text::camel_spaced;
 use crate::vector::{ChunkPayload, ChunkPoint, Search, VectorError, VectorIndex};
 
 /// Environment variable naming a fail point: when the process reaches it,
@@ -485,7 +486,11 @@ impl Ingestor {
         let t = Instant::now();
         let mut linked = Vec::with_capacity(chunks.len());
         for c in chunks {
-            let text = format!("{}\n{}", c.section_title, c.text);
+            // A heading path names its topic in camel case ("G36
+            // TerminalUnits / Reheat / Subsequences / Alarms"): every chunk
+            // under it is about the terminal unit, whatever else its text
+            // names ("after the AHU supply fan has been enabled").
+            let text = format!("{}\n{}", camel_spaced(&c.section_title), c.text);
             let grounding = grounder.ground(&text);
             let mut graph_ids = grounding.links();
             if graph_ids.is_empty() {

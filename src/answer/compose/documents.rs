@@ -27,11 +27,18 @@ pub fn picks(
     selected: usize,
     off: &[usize],
 ) -> Vec<Picked> {
+    // A chunk's rank decides between sentences holding as much of the
+    // question, not over one holding more: its weight is its reranked
+    // score over the best one's (at most 1, one focus term).
+    let best = hits
+        .first()
+        .map_or(1.0, |s| s.reranked)
+        .max(f32::MIN_POSITIVE);
     let texts: Vec<(usize, &str, f32)> = hits[..selected]
         .iter()
         .enumerate()
         .filter(|(i, _)| !off.contains(i))
-        .map(|(i, s)| (i, s.hit.payload.node_content.as_str(), s.reranked))
+        .map(|(i, s)| (i, s.hit.payload.node_content.as_str(), s.reranked / best))
         .collect();
     let focus = q.focus();
     let path = |i: usize| hits[i].hit.payload.source_ref.as_str();
@@ -43,7 +50,9 @@ pub fn picks(
         .iter()
         .map(|(i, ..)| hits[*i].hit.payload.section_title.as_str())
         .collect();
-    let mut picked = synthesize::pick_in(focus, &q.labels, &texts, &naming, &headings, 2);
+    // A passage naming the box a named point belongs to is about it too.
+    let names: Vec<String> = q.labels.iter().chain(&q.owners).cloned().collect();
+    let mut picked = synthesize::pick_in(focus, &names, &texts, &naming, &headings, 2);
     let heading = |i: usize| own_heading(&hits[i].hit.payload.section_title);
     // Quote a second chunk only when the best one alone does not hold
     // enough of the question: one passage, one page, is easier to check.
@@ -151,7 +160,10 @@ impl<'a> Kinds<'a> {
         if self.words.is_empty() {
             return false;
         }
-        let heading = self.grounder.ground(&p.section_title).payload_fields();
+        let heading = self
+            .grounder
+            .ground(&crate::text::camel_spaced(&p.section_title))
+            .payload_fields();
         let equip: Vec<&String> = p.equip.iter().chain(&heading.equip).collect();
         let classes: Vec<&String> = p.brick_equip.iter().chain(&heading.brick_equip).collect();
         if equip.is_empty() && classes.is_empty() {

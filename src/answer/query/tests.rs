@@ -351,3 +351,38 @@ async fn a_class_span_that_overlaps_the_next_word_reads_without_panicking() {
     let reading = read::read(&q, &b.cues, view);
     assert!(!matches!(reading, Reading::Plan(_)), "{reading:?}");
 }
+
+/// What document evidence a question is about beyond its own words: the
+/// classes above the equipment it names (a sequence for terminal units is
+/// about a VAV box with reheat; no domain class such as HVAC equipment)
+/// and the box a named point belongs to.
+#[tokio::test]
+async fn questions_read_broader_classes_and_point_owners() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    let view = GraphView::new(&b.topo, &b.onto);
+    let q = Question::read(
+        "low airflow alarm on a vav box with reheat?",
+        &b.grounder,
+        &b.cues,
+        view,
+    );
+    assert!(
+        q.broader.contains(&"Terminal_Unit".to_owned()),
+        "{:?}",
+        q.broader
+    );
+    assert!(
+        !q.broader
+            .iter()
+            .any(|c| c == "HVAC_Equipment" || c == "Equipment")
+    );
+    let q = Question::read(
+        "what is the setpoint of VAV-1 ZNT?",
+        &b.grounder,
+        &b.cues,
+        view,
+    );
+    assert_eq!(q.owners, ["VAV-1"]);
+}
