@@ -225,17 +225,18 @@ enum Texts {
 }
 
 /// Picks the best sentences of `texts` (best text first): each sentence
-/// scores one per focus term it holds ([`NAMING_WEIGHT`] for a term in the
-/// list of the same position of `naming`: the terms that name that text's
-/// document), half for each named entity label it mentions,
-/// [`QUANTITY_BONUS`] when the question asks for a value and the sentence
-/// holds a term and states a quantity, plus its text's weight. The
-/// headings each text stands under (`headings`: the chunk's heading path,
-/// per text in order; none for `[]`) and lines citing a file path are left
-/// out: neither answers anything ([`answers_anything`]), nor is a chunk's
-/// first sentence when it is the end of one begun in the chunk before
-/// ([`opens_mid_sentence`]; that chunk holds it whole). Returns at most
-/// `max` sentences, the later ones only when they add focus terms.
+/// scores, per focus term it or its text's heading path holds (`headings`:
+/// the chunk's heading path, per text in order; none for `[]`), the term's
+/// [`Rarity`] weight ([`NAMING_WEIGHT`] of it for a term in the list of the
+/// same position of `naming`: the terms that name that text's document),
+/// [`MENTION_WEIGHT`] per named entity label it mentions (or a sentence it
+/// refers back to mentions), [`QUANTITY_BONUS`] when the question asks for
+/// a value and the sentence holds a term and states a quantity, plus its
+/// text's weight. The headings themselves and lines citing a file path are
+/// left out: neither answers anything ([`answers_anything`]), nor is a
+/// chunk's first sentence when it is the end of one begun in the chunk
+/// before ([`opens_mid_sentence`]; that chunk holds it whole). Returns at
+/// most `max` sentences, the later ones only when they add focus terms.
 pub fn pick_in(
     focus: Focus<'_>,
     labels: &[String],
