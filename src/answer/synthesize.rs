@@ -180,13 +180,15 @@ struct Rarity {
 }
 
 impl Rarity {
-    fn of(focus: Focus<'_>, texts: &[Vec<String>]) -> Self {
+    /// From the focus terms each sentence holds (`held`: per text, per
+    /// sentence).
+    fn of(held: &[Vec<Vec<String>>]) -> Self {
         let mut held_by = std::collections::HashMap::new();
         let mut sentences = 0;
-        for s in texts.iter().flatten() {
+        for terms in held.iter().flatten() {
             sentences += 1;
-            for t in matched_terms(focus, s) {
-                *held_by.entry(t).or_insert(0) += 1;
+            for t in terms {
+                *held_by.entry(t.clone()).or_insert(0) += 1;
             }
         }
         Self { held_by, sentences }
@@ -265,7 +267,11 @@ fn pick_from(
         .collect();
     let mut all: Vec<(Picked, usize)> = Vec::new();
     let by_source: Vec<Vec<String>> = texts.iter().map(|(_, t, _)| quotable(t)).collect();
-    let rarity = Rarity::of(focus, &by_source);
+    let held: Vec<Vec<Vec<String>>> = by_source
+        .iter()
+        .map(|list| list.iter().map(|s| matched_terms(focus, s)).collect())
+        .collect();
+    let rarity = Rarity::of(&held);
     for (i, (source, _, weight)) in texts.iter().enumerate() {
         let names = naming.get(i).map(Vec::as_slice).unwrap_or_default();
         let heading = headings.get(i).copied().unwrap_or_default();
@@ -296,7 +302,7 @@ fn pick_from(
             {
                 continue;
             }
-            let matched = matched_terms(focus, s);
+            let matched = held[i][k].clone();
             let terms: f32 = matched
                 .iter()
                 .chain(under.iter().filter(|t| !matched.contains(t)))
@@ -753,7 +759,11 @@ mod tests {
                 .starts_with("Changes")
         };
         assert!(ramp(&f));
-        let r = Rarity::of(Focus::plain(&f), &[quotable(text)]);
+        let held: Vec<Vec<String>> = quotable(text)
+            .iter()
+            .map(|s| matched_terms(Focus::plain(&f), s))
+            .collect();
+        let r = Rarity::of(&[held]);
         assert!(r.weight("chang") > r.weight("fan"));
         assert!((r.weight("speed") - (1.0 - RARITY_SHARE)).abs() < 1e-6);
     }
