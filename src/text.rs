@@ -185,18 +185,30 @@ fn cells_name_columns(cells: &[String]) -> bool {
 }
 
 /// Whether a line just before a table is its caption, which names what the
-/// table is for ("When California Title 24-2016 is used."): one short
-/// sentence (at most [`CAPTION_WORDS`] words) ending in a full stop or a
-/// colon. A heading ("10. Alarms") has no such end, and a longer paragraph
-/// before a table is prose of its own.
+/// table is for ("When California Title 24-2016 is used."): one sentence
+/// ending in a full stop (at most [`CAPTION_WORDS`] words) or a colon, which
+/// leads into what follows ("DSP-SP is reset by trim and respond using the
+/// static pressure requests from the VAV boxes (SOO-M-602, section 9):",
+/// at most [`LEAD_IN_WORDS`]). A heading ("10. Alarms") has no such end,
+/// and a longer paragraph before a table is prose of its own.
 pub fn is_caption(line: &str) -> bool {
     let line = line.trim();
     let n = line.split_whitespace().count();
-    n > 0 && n <= CAPTION_WORDS && line.ends_with(['.', ':']) && sentences(line).len() == 1
+    let most = if line.ends_with(':') {
+        LEAD_IN_WORDS
+    } else {
+        CAPTION_WORDS
+    };
+    n > 0 && n <= most && line.ends_with(['.', ':']) && sentences(line).len() == 1
 }
 
-/// The most words a table's caption has ([`is_caption`]).
+/// The most words a table's caption ending in a full stop has
+/// ([`is_caption`]).
 pub const CAPTION_WORDS: usize = 12;
+
+/// The most words a table's lead-in sentence ending in a colon has
+/// ([`is_caption`]).
+pub const LEAD_IN_WORDS: usize = 30;
 
 /// The units a passage is quoted in: the sentences of prose lines, and
 /// each table row joined to its table's header ("Mode: Warm-up; SAT-SP:
@@ -436,7 +448,8 @@ pub fn phrase_at<'a>(text: &'a str, phrase: &'a str) -> impl Iterator<Item = usi
 }
 
 /// Whether a passage states a quantity: a number with one of `units`
-/// beside it ("5 minutes", "Level 3", "12 Pa (0.05 in.)") or written onto
+/// beside it ("5 minutes", "Level 3", "12 Pa (0.05 in.)", or after "in."
+/// for inches of water: "1.5 in. w.c.") or written onto
 /// it ("70%", "8°C"). Units are lower case; a number alone ("Section
 /// 5.6.6", "Guideline 36") is none.
 pub fn states_quantity(text: &str, units: &[String]) -> bool {
@@ -458,6 +471,9 @@ pub fn states_quantity(text: &str, units: &[String]) -> bool {
         Some(rest) if !rest.is_empty() => unit(rest),
         Some(_) => {
             tokens.get(i + 1).is_some_and(|next| unit(next))
+                // Inches of water column: "1.5 in. w.c.", "0.5 in wg".
+                || tokens.get(i + 1).is_some_and(|next| next == "in")
+                    && tokens.get(i + 2).is_some_and(|next| unit(next))
                 || i.checked_sub(1)
                     .is_some_and(|p| unit(&tokens[p]) && tokens[p].chars().all(char::is_alphabetic))
         }
@@ -624,11 +640,18 @@ pub(crate) mod tests {
                 "Second sentence.",
             ]
         );
-        // A heading, a long paragraph or nothing before the table is no
-        // caption.
+        // A sentence that leads into the table with a colon is its caption
+        // up to 30 words.
+        assert_eq!(
+            quotable("The hot-water supply setpoint is reset from the outside air temperature between 120 °F and 160 °F:\n| OAT | HWST-SP |\n| 35 °F | 140 °F |").last().unwrap(),
+            "The hot-water supply setpoint is reset from the outside air temperature between 120 °F and 160 °F: OAT: 35 °F; HWST-SP: 140 °F"
+        );
+        // A heading, a long sentence ending in a full stop, a lead-in of
+        // more than 30 words or nothing before the table is no caption.
         for before in [
             "10. Alarms\n",
-            "The hot-water supply setpoint is reset from the outside air temperature between 120 °F and 160 °F:\n",
+            "The hot-water supply setpoint is reset from the outside air temperature between 120 °F and 160 °F.\n",
+            "The hot-water supply setpoint is reset from the outside air temperature between 120 °F and 160 °F, and the pump differential pressure setpoint from the valve positions of the coils it serves, as below:\n",
             "",
         ] {
             let text = format!("{before}| Mode | SAT |\n| Warm-up | 90 °F |");
@@ -697,6 +720,9 @@ pub(crate) mod tests {
             "the discharge temperature is 8 °C (15 °F) less than the setpoint"
         ));
         assert!(q("by default 12 Pa (0.05 inches)"));
+        assert!(q("Maximum setpoint SPmax; Value: 1.5 in. w.c."));
+        assert!(q("set at 3.0 in. WG"));
+        assert!(!q("boxes 3 in a row"));
         assert!(q("SAT-SP: 90°F"));
         assert!(q("ramps at 10% per minute"));
         assert!(q("the bearings are greased every 6 months"));

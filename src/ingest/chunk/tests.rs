@@ -298,6 +298,20 @@ fn a_long_table_repeats_its_header_in_every_chunk() {
             .iter()
             .all(|c| c.text.starts_with(header) && !c.text.contains(long))
     );
+    // A longer sentence that leads into the table with a colon is its
+    // caption and opens the continuations with the header.
+    let lead_in =
+        "The test and balance contractor set every box on the campus to the airflows listed below:";
+    let mut blocks = vec![para(lead_in), Block::new(BlockKind::TableRow, header)];
+    blocks.extend(rows.iter().map(|r| Block::new(BlockKind::TableRow, r)));
+    let chunks = chunk(&doc(vec![("1", blocks)]), counter(), &opts);
+    assert!(chunks.len() >= 3);
+    assert!(
+        chunks[1..]
+            .iter()
+            .all(|c| c.text.starts_with(&format!("{lead_in}\n{header}\n"))),
+        "{chunks:#?}"
+    );
     // A table that opens with data has no header to repeat.
     let data: Vec<Block> = rows
         .iter()
