@@ -701,6 +701,49 @@ impl Ingestor {
         Ok(rows.iter().map(|r| r.string("path")).collect())
     }
 
+    /// Which of `ids` each document of `paths` (`source_ref`) mentions in
+    /// some chunk: the equipment a document is about beyond the passage
+    /// quoted from it. Pairs of path and id; IRIs that cannot be written
+    /// safely are left out.
+    pub async fn documents_mentioning(
+        &self,
+        paths: &[&str],
+        ids: &[String],
+    ) -> Result<BTreeSet<(String, String)>, IngestError> {
+        use crate::store::term::{escape_literal, is_safe_iri};
+        let ids: Vec<String> = ids
+            .iter()
+            .filter(|i| is_safe_iri(i))
+            .map(|i| format!("<{i}>"))
+            .collect();
+        if paths.is_empty() || ids.is_empty() {
+            return Ok(BTreeSet::new());
+        }
+        let paths: Vec<String> = paths
+            .iter()
+            .map(|p| format!("\"{}\"", escape_literal(p)))
+            .collect();
+        let rows = crate::store::select(
+            self.store.as_ref(),
+            format!(
+                "{}SELECT DISTINCT ?path ?x WHERE {{
+                   VALUES ?path {{ {} }} VALUES ?x {{ {} }}
+                   ?d a dq:Document ; dq:sourcePath ?path .
+                   ?c dq:partOf ?d ; dq:mentions ?x .
+                 }}",
+                crate::vocab::PREFIXES,
+                paths.join(" "),
+                ids.join(" ")
+            ),
+        )
+        .await?;
+        use crate::store::SolutionExt;
+        Ok(rows
+            .iter()
+            .map(|r| (r.string("path"), r.string("x")))
+            .collect())
+    }
+
     /// The committed documents with their chunk and point counts.
     pub async fn documents(&self) -> Result<Vec<DocumentInfo>, IngestError> {
         let committed = self.committed().await?;

@@ -341,6 +341,37 @@ async fn reingest_is_a_no_op_change_replaces_one_file_and_delete_leaves_nothing(
     assert_eq!(ahu_doc.chunks, replaced[&ahu_id].len());
     assert_eq!(ahu_doc.source_sha, replaced[&ahu_id][0].payload.source_sha);
 
+    // What each document mentions, from the graph, is what its chunks'
+    // payloads link (read from the vector index, not the graph).
+    let nf = "https://daemoniq.io/campus/northfield#";
+    let asked: Vec<String> = ["CHW-SYS", "HW-SYS", "AHU-1", "VAV-2-14", "CH-9"]
+        .iter()
+        .map(|l| format!("{nf}{l}"))
+        .chain(["not an iri>".to_owned()])
+        .collect();
+    let paths = ["soo/ahu.md", "soo/vav.md", "om/yorkland.md", "none.md"];
+    let expected: BTreeSet<(String, String)> = replaced
+        .values()
+        .flatten()
+        .flat_map(|p| {
+            asked
+                .iter()
+                .filter(|id| p.payload.graph_ids.contains(id))
+                .map(|id| (p.payload.source_ref.clone(), id.clone()))
+        })
+        .collect();
+    assert!(expected.contains(&("soo/ahu.md".to_owned(), format!("{nf}CHW-SYS"))));
+    assert!(expected.iter().any(|(p, _)| p == "soo/vav.md"));
+    let mentioning = docs.ingestor().documents_mentioning(&paths, &asked);
+    assert_eq!(mentioning.await.unwrap(), expected);
+    assert!(
+        docs.ingestor()
+            .documents_mentioning(&paths, &[])
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
     // Delete: no point and no graph node of that document remain.
     let removed = docs.ingestor().delete(&ahu_id).await.unwrap();
     assert_eq!(removed, Some(replaced[&ahu_id].len()));
@@ -365,6 +396,14 @@ async fn reingest_is_a_no_op_change_replaces_one_file_and_delete_leaves_nothing(
         .await
     );
     assert_eq!(docs.ingestor().documents().await.unwrap().len(), 2);
+    assert!(
+        docs.ingestor()
+            .documents_mentioning(&paths, &asked)
+            .await
+            .unwrap()
+            .iter()
+            .all(|(p, _)| p != "soo/ahu.md")
+    );
     assert_eq!(docs.ingestor().delete(&ahu_id).await.unwrap(), None);
 }
 

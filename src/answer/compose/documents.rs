@@ -538,9 +538,44 @@ pub async fn answer(
             Some(measured),
         ));
     };
+    // The equipment the question names that a quoted passage's document
+    // mentions elsewhere (its scope: "CHW-SYS, the variable-primary
+    // chilled-water system …") is what the passage is about too, though
+    // the passage itself does not name it again.
+    let scope = match docs {
+        Some(docs) if !found.about.is_empty() => docs
+            .ingestor()
+            .documents_mentioning(&paths, found.about)
+            .await
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %e, "the graph could not say what the documents mention");
+                Default::default()
+            }),
+        _ => Default::default(),
+    };
     let evidence: Vec<EvidenceItem> = picked
         .iter()
-        .map(|p| chunk_evidence(&top[p.source], &p.text, found.about))
+        .map(|p| {
+            let chunk = &top[p.source];
+            let mut item = chunk_evidence(chunk, &p.text, found.about);
+            let named: Vec<String> = found
+                .about
+                .iter()
+                .filter(|id| {
+                    !item.graph_ids.contains(id)
+                        && scope.contains(&(chunk.hit.payload.source_ref.clone(), (*id).clone()))
+                })
+                .cloned()
+                .collect();
+            if !named.is_empty() {
+                tracing::info!(
+                    ids = named.len(),
+                    "named equipment cited from the quoted passage's document"
+                );
+            }
+            item.graph_ids.splice(0..0, named);
+            item
+        })
         .collect();
     let answer = picked
         .iter()
