@@ -361,7 +361,11 @@ fn pick_from(
         }
         // One that begins with "It", "Its", "This" … leans on the sentence
         // before it for what it is about: quote that one first.
-        if k > 0 && refers_back(&list[k]) && !out.iter().any(|p| p.text == list[k - 1]) {
+        if k > 0
+            && refers_back(&list[k])
+            && answers_anything(&list[k - 1], headings.get(pos).copied().unwrap_or_default())
+            && !out.iter().any(|p| p.text == list[k - 1])
+        {
             out.insert(0, quote(&list[k - 1]));
         }
     }
@@ -692,6 +696,23 @@ mod tests {
             ]
         );
         assert!(!refers_back("The box opens."));
+        // The line before is a file citation or a heading: it answers
+        // nothing and is not quoted for the sentence after it.
+        let text = "Source: Library, Buildings/Controls/G36/TerminalUnits/ActiveAirFlow.mo (BSD).\n\
+                    This sequence sets the active cooling maximum airflow setpoint.";
+        let p = pick_in(
+            Focus::plain(&focus(&["cooling", "max", "airflow"])),
+            &[],
+            &[(0, text, 0.0)],
+            &[],
+            &["G36 TerminalUnits / ActiveAirFlow"],
+            2,
+        );
+        let quoted: Vec<&str> = p.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            quoted,
+            ["This sequence sets the active cooling maximum airflow setpoint."]
+        );
     }
 
     /// A sentence stands under its heading path: "… / Alarms > Low
