@@ -436,7 +436,8 @@ pub struct Held {
 }
 
 /// Measures what the picked sentences or their headings hold of the
-/// question (see [`coverage`]).
+/// question (see [`coverage`]); a heading is read with its camel-case names
+/// spaced, as the picker reads it ("SingleZone" holds "zone").
 pub fn held(focus: Focus<'_>, labels: &[String], picked: &[Picked], headings: &[&str]) -> Held {
     if focus.terms.is_empty() {
         // Nothing but names: the passage must name what the question
@@ -469,7 +470,7 @@ pub fn held(focus: Focus<'_>, labels: &[String], picked: &[Picked], headings: &[
     }
     let in_headings: Vec<String> = headings
         .iter()
-        .flat_map(|h| matched_terms(focus, h))
+        .flat_map(|h| matched_terms(focus, &camel_spaced(h)))
         .collect();
     let terms: Vec<String> = focus
         .terms
@@ -489,6 +490,20 @@ mod tests {
 
     fn focus(ws: &[&str]) -> Vec<String> {
         ws.iter().map(|w| stem(w)).collect()
+    }
+
+    /// Coverage reads a heading as the picker does: camel-case names
+    /// spaced ("SingleZone" holds "zone").
+    #[test]
+    fn coverage_reads_headings_camel_spaced() {
+        let f = focus(&["single", "zone", "relief"]);
+        let h = held(
+            Focus::plain(&f),
+            &[],
+            &[],
+            &["G36 AHUs / SingleZone / VAV / SetPoints / ReliefFan"],
+        );
+        assert_eq!(h.terms, ["single", "zone", "relief"]);
     }
 
     #[test]
