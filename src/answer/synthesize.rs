@@ -162,6 +162,15 @@ const QUANTITY_BONUS: f32 = 0.75;
 /// answers nothing.
 const NAMING_WEIGHT: f32 = 0.5;
 
+/// What a focus term with a digit ("2" of "override switch set to 2",
+/// "2025-05" of "in may 25", "3" of "stage 3") counts beyond its rarity: a
+/// number names one member of a set (override value 2 of 0 to 2, one
+/// service of many), so the sentence that holds it is about the member
+/// asked for, where its neighbours hold as many of the other words
+/// ("… equals to 1, …" beside "… equals to 2, force the damper to full
+/// open").
+const NUMBER_WEIGHT: f32 = 2.0;
+
 /// What a sentence naming an entity the question names scores, per
 /// entity: as much as a focus term.
 const MENTION_WEIGHT: f32 = 1.0;
@@ -230,7 +239,8 @@ enum Texts {
 /// scores, per focus term it or its text's heading path holds (`headings`:
 /// the chunk's heading path, per text in order; none for `[]`), the term's
 /// [`Rarity`] weight ([`NAMING_WEIGHT`] of it for a term in the list of the
-/// same position of `naming`: the terms that name that text's document),
+/// same position of `naming`: the terms that name that text's document;
+/// [`NUMBER_WEIGHT`] times it for a term with a digit),
 /// [`MENTION_WEIGHT`] per named entity label it mentions (or a sentence it
 /// refers back to mentions), [`QUANTITY_BONUS`] when the question asks for
 /// a value and the sentence holds a term and states a quantity, plus its
@@ -280,6 +290,11 @@ fn pick_from(
         let under = matched_terms(focus, &camel_spaced(heading));
         let weigh = |t: &String| {
             rarity.weight(t)
+                * if t.chars().any(|c| c.is_ascii_digit()) {
+                    NUMBER_WEIGHT
+                } else {
+                    1.0
+                }
                 * if names.contains(t) {
                     NAMING_WEIGHT
                 } else {
@@ -504,6 +519,22 @@ mod tests {
             &["G36 AHUs / SingleZone / VAV / SetPoints / ReliefFan"],
         );
         assert_eq!(h.terms, ["single", "zone", "relief"]);
+    }
+
+    /// A number of the question names the member of a set asked about:
+    /// the override step holding "2" outscores a sentence holding as many
+    /// of the question's other words.
+    #[test]
+    fn a_number_of_the_question_tells_members_of_a_set_apart() {
+        let f = focus(&["damper", "override", "2"]);
+        let text = "The damper override switch is wired to the BAS.\n\
+                    1. when oveDamPos equals to 1, force the damper to full closed,\n\
+                    2. when oveDamPos equals to 2, force the damper to full open.";
+        let p = pick_in(Focus::plain(&f), &[], &[(0, text, 0.0)], &[], &[], 1);
+        assert_eq!(
+            p[0].text,
+            "2. when oveDamPos equals to 2, force the damper to full open."
+        );
     }
 
     #[test]
