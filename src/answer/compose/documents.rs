@@ -541,11 +541,22 @@ pub async fn answer(
     // The equipment the question names that a quoted passage's document
     // mentions elsewhere (its scope: "CHW-SYS, the variable-primary
     // chilled-water system …") is what the passage is about too, though
-    // the passage itself does not name it again.
+    // the passage itself does not name it again. The graph is asked only
+    // when a quoted chunk does not link a named node.
+    let lacking: Vec<String> = found
+        .about
+        .iter()
+        .filter(|id| {
+            picked
+                .iter()
+                .any(|p| !top[p.source].hit.payload.graph_ids.contains(id))
+        })
+        .cloned()
+        .collect();
     let scope = match docs {
-        Some(docs) if !found.about.is_empty() => docs
+        Some(docs) if !lacking.is_empty() => docs
             .ingestor()
-            .documents_mentioning(&paths, found.about)
+            .documents_mentioning(&paths, &lacking)
             .await
             .unwrap_or_else(|e| {
                 tracing::warn!(error = %e, "the graph could not say what the documents mention");
@@ -553,26 +564,25 @@ pub async fn answer(
             }),
         _ => Default::default(),
     };
+    if !scope.is_empty() {
+        tracing::info!(
+            pairs = scope.len(),
+            "named equipment cited from the quoted passages' documents"
+        );
+    }
     let evidence: Vec<EvidenceItem> = picked
         .iter()
         .map(|p| {
             let chunk = &top[p.source];
             let mut item = chunk_evidence(chunk, &p.text, found.about);
-            let named: Vec<String> = found
-                .about
+            let path = &chunk.hit.payload.source_ref;
+            let named: Vec<String> = lacking
                 .iter()
                 .filter(|id| {
-                    !item.graph_ids.contains(id)
-                        && scope.contains(&(chunk.hit.payload.source_ref.clone(), (*id).clone()))
+                    !item.graph_ids.contains(id) && scope.iter().any(|(d, x)| d == path && x == *id)
                 })
                 .cloned()
                 .collect();
-            if !named.is_empty() {
-                tracing::info!(
-                    ids = named.len(),
-                    "named equipment cited from the quoted passage's document"
-                );
-            }
             item.graph_ids.splice(0..0, named);
             item
         })
