@@ -218,6 +218,12 @@ pub const LEAD_IN_WORDS: usize = 30;
 /// table's first row is its header when no cell of it starts with a digit;
 /// otherwise (a table without one) rows stand as they are.
 pub fn quotable(text: &str) -> Vec<String> {
+    quotable_lines(text).into_iter().map(|(_, s)| s).collect()
+}
+
+/// [`quotable`]'s sentences, each with the number of the line it is read
+/// from (a table row with its header and caption is its own line).
+fn quotable_lines(text: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut header: Option<Vec<String>> = None;
     let mut in_table = false;
@@ -225,7 +231,7 @@ pub fn quotable(text: &str) -> Vec<String> {
     // table being read.
     let mut before: Option<&str> = None;
     let mut caption: Option<String> = None;
-    for line in text.lines() {
+    for (n, line) in text.lines().enumerate() {
         match table_cells(line) {
             Some(cells) if cells.is_empty() => {}
             Some(cells) => {
@@ -250,21 +256,56 @@ pub fn quotable(text: &str) -> Vec<String> {
                         .join("; "),
                     _ => cells.join(" | "),
                 };
-                out.push(match &caption {
-                    Some(c) => format!("{c}: {row}"),
-                    None => row,
-                });
+                out.push((
+                    n,
+                    match &caption {
+                        Some(c) => format!("{c}: {row}"),
+                        None => row,
+                    },
+                ));
             }
             None => {
                 in_table = false;
                 header = None;
                 caption = None;
                 before = is_caption(line).then_some(line);
-                out.extend(sentences(line));
+                out.extend(sentences(line).into_iter().map(|s| (n, s)));
             }
         }
     }
     out
+}
+
+/// For each of [`quotable`]'s sentences, the one that opens its dated
+/// record, by index: a log entry is one paragraph opened by its date
+/// ("2025-10-14 — B-1 and B-2: annual service. … Condensate neutralizer
+/// media replaced, drain pH 6.8."), and every later sentence of it stands
+/// under that opening as a step stands under its heading. `None` for an
+/// opening itself and for a sentence of a paragraph no date opens.
+pub fn record_openers(text: &str) -> Vec<Option<usize>> {
+    let lines = quotable_lines(text);
+    lines
+        .iter()
+        .enumerate()
+        .map(|(k, (n, _))| {
+            let first = lines.iter().position(|(m, _)| m == n)?;
+            (first < k && opens_with_date(&lines[first].1)).then_some(first)
+        })
+        .collect()
+}
+
+/// Whether a sentence opens with an ISO date, as dated records do
+/// ("2025-10-14 — …", "2025-10: …").
+pub fn opens_with_date(sentence: &str) -> bool {
+    let first = sentence
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches([':', ',', '.']);
+    let parts: Vec<&str> = first.split('-').collect();
+    let digits = |p: &str, n: usize| p.len() == n && p.chars().all(|c| c.is_ascii_digit());
+    matches!(parts.as_slice(), [y, m] | [y, m, _] if digits(y, 4) && digits(m, 2))
+        && parts.get(2).is_none_or(|d| digits(d, 2))
 }
 
 /// Splits a passage into the sentences an answer may quote: lines first
@@ -600,6 +641,25 @@ impl Cues {
 
 #[cfg(test)]
 pub(crate) mod tests {
+
+    /// Each sentence of a paragraph opened by an ISO date stands under that
+    /// opening; a table row, an undated paragraph and the opening itself
+    /// stand under none.
+    #[test]
+    fn record_sentences_point_to_their_dated_opening() {
+        let text = "2025-10-14 — B-1 and B-2: annual service. Drain pH 6.8. Cutoffs tested.\n\
+                    Boilers are serviced yearly. Drain pH above 6.0.\n\
+                    2026-01: VAV-1-07 valve replaced.\n\
+                    | Date | Work |\n| --- | --- |\n| 2025-05-06 | Tubes brushed |";
+        assert_eq!(
+            super::record_openers(text),
+            [None, Some(0), Some(0), None, None, None, None]
+        );
+        assert!(super::opens_with_date("2025-10-14 — B-1"));
+        assert!(super::opens_with_date("2026-01: valve"));
+        assert!(!super::opens_with_date("2025 was a cold year."));
+        assert!(!super::opens_with_date("10-14-2025 entry"));
+    }
 
     #[test]
     fn dates_become_one_iso_word() {

@@ -3,7 +3,9 @@
 //! the top chunks, scored by how many of the question's content words they
 //! hold.
 
-use crate::text::{camel_spaced, quotable, squash, states_quantity, stem, words};
+use crate::text::{
+    camel_spaced, opens_with_date, quotable, record_openers, squash, states_quantity, stem, words,
+};
 
 /// A sentence picked from a text, with what it matched.
 #[derive(Debug, Clone)]
@@ -282,6 +284,8 @@ fn pick_from(
         .map(|list| list.iter().map(|s| matched_terms(focus, s)).collect())
         .collect();
     let rarity = Rarity::of(&held);
+    let openers: Vec<Vec<Option<usize>>> =
+        texts.iter().map(|(_, t, _)| record_openers(t)).collect();
     for (i, (source, _, weight)) in texts.iter().enumerate() {
         let names = naming.get(i).map(Vec::as_slice).unwrap_or_default();
         let heading = headings.get(i).copied().unwrap_or_default();
@@ -301,10 +305,16 @@ fn pick_from(
                     1.0
                 }
         };
+        let owns: Vec<usize> = by_source[i]
+            .iter()
+            .map(|s| {
+                let sq = squash(s);
+                squashed.iter().filter(|l| sq.contains(l.as_str())).count()
+            })
+            .collect();
         let mut mentioned = 0;
         for (k, s) in by_source[i].iter().enumerate() {
-            let sq = squash(s);
-            let own = squashed.iter().filter(|l| sq.contains(l.as_str())).count();
+            let own = owns[k];
             // "It serves … Its cooling maximum is 350 cfm": a sentence
             // that refers back names what the one before it names.
             mentioned = if k > 0 && refers_back(s) {
@@ -312,15 +322,26 @@ fn pick_from(
             } else {
                 own
             };
+            // A sentence of a dated record stands under the record's
+            // opening ("2025-10-14 — B-1 and B-2: annual service."): its
+            // date and what it names are the sentence's too.
+            let opener = openers[i].get(k).copied().flatten();
+            if let Some(j) = opener {
+                mentioned = mentioned.max(own + owns[j]);
+            }
             if !answers_anything(s, heading)
                 || (kind == Texts::Chunks && k == 0 && opens_mid_sentence(s))
             {
                 continue;
             }
             let matched = held[i][k].clone();
+            let mut context: Vec<&String> = under.iter().collect();
+            if let Some(j) = opener {
+                context.extend(held[i][j].iter().filter(|t| !under.contains(t)));
+            }
             let terms: f32 = matched
                 .iter()
-                .chain(under.iter().filter(|t| !matched.contains(t)))
+                .chain(context.into_iter().filter(|t| !matched.contains(t)))
                 .map(weigh)
                 .sum();
             let quantity =
@@ -358,7 +379,8 @@ fn pick_from(
         }
     }
     // The sentence after the best one often holds the cause, the value or
-    // the consequence the best one announces: quote it too.
+    // the consequence the best one announces: quote it too, unless it
+    // opens another dated record (another event).
     if let Some((source, k)) = first
         && let Some(pos) = texts.iter().position(|(s, ..)| *s == source)
     {
@@ -370,6 +392,7 @@ fn pick_from(
             score: 0.0,
         };
         if let Some(next) = list.get(k + 1)
+            && !opens_with_date(next)
             && !out.iter().any(|p| p.text == *next)
         {
             out.insert(1, quote(next));
@@ -382,6 +405,15 @@ fn pick_from(
             && !out.iter().any(|p| p.text == list[k - 1])
         {
             out.insert(0, quote(&list[k - 1]));
+        }
+        // A record's sentence is quoted after the record's opening (picked
+        // or not): its date says which event it is.
+        if let Some(j) = openers[pos].get(k).copied().flatten() {
+            let opening = match out.iter().position(|p| p.text == list[j]) {
+                Some(at) => out.remove(at),
+                None => quote(&list[j]),
+            };
+            out.insert(0, opening);
         }
     }
     out
@@ -759,6 +791,35 @@ mod tests {
             quoted,
             ["This sequence sets the active cooling maximum airflow setpoint."]
         );
+    }
+
+    /// A log entry's later sentence stands under the entry's dated
+    /// opening: "drain pH 6.8" of the October 2025 service holds the
+    /// question's "2025-10" through its entry and outscores a manual's
+    /// service instructions holding more of the other words; the opening
+    /// is quoted before it. A sentence of another entry gains nothing.
+    #[test]
+    fn a_record_sentence_stands_under_its_dated_opening() {
+        let f = focus(&["boiler", "service", "2025-10", "ph", "condensate", "drain"]);
+        let manual = "Annual boiler service: replace the condensate neutralizer media and check that the drain pH is above 6.0.";
+        let log = "2025-10-14 — B-1 and B-2: annual service. Flue gas at 9.1 % CO2. Condensate neutralizer media replaced, drain pH 6.8.
+                   2025-11-02 — AHU-1: condensate drain pan cleaned, pH of the water not taken.";
+        let texts = [(0, manual, 1.0), (1, log, 0.9)];
+        let p = pick_in(Focus::plain(&f), &[], &texts, &[], &[], 1);
+        let quoted: Vec<&str> = p.iter().map(|p| p.text.as_str()).collect();
+        // The next entry is another event: not quoted as the sentence after.
+        assert_eq!(
+            quoted,
+            [
+                "2025-10-14 — B-1 and B-2: annual service.",
+                "Condensate neutralizer media replaced, drain pH 6.8.",
+            ]
+        );
+        // Without its date the entry's sentence holds less than the manual's.
+        let undated = log.replace("2025-10-14 — ", "");
+        let texts = [(0, manual, 1.0), (1, undated.as_str(), 0.9)];
+        let p = pick_in(Focus::plain(&f), &[], &texts, &[], &[], 1);
+        assert_eq!(p[0].text, manual);
     }
 
     /// A sentence stands under its heading path: "… / Alarms > Low
