@@ -393,6 +393,7 @@ fn pick_from(
         };
         if let Some(next) = list.get(k + 1)
             && !opens_with_date(next)
+            && answers_anything(next, headings.get(pos).copied().unwrap_or_default())
             && !out.iter().any(|p| p.text == *next)
         {
             out.insert(1, quote(next));
@@ -820,6 +821,33 @@ mod tests {
         let texts = [(0, manual, 1.0), (1, undated.as_str(), 0.9)];
         let p = pick_in(Focus::plain(&f), &[], &texts, &[], &[], 1);
         assert_eq!(p[0].text, manual);
+    }
+
+    /// The sentence after the best one is quoted with it, but not when it
+    /// is a heading of the chunk's path (a topic, not what the best one
+    /// announces) or a file citation.
+    #[test]
+    fn the_sentence_after_is_quoted_unless_it_answers_nothing() {
+        let f = focus(&["low", "airflow", "alarm"]);
+        let text = "If the airflow is below 50 % of setpoint for 5 minutes, generate a Level 2 low airflow alarm.\n\
+                    Low-temperature alarm\n\
+                    If the discharge air is 17 °C below setpoint, generate a Level 3 alarm.";
+        let quoted = |heading: &str| -> Vec<String> {
+            pick_in(Focus::plain(&f), &[], &[(0, text, 1.0)], &[], &[heading], 1)
+                .into_iter()
+                .map(|p| p.text)
+                .collect()
+        };
+        assert_eq!(
+            quoted("G36 TerminalUnits / Alarms > Low-temperature alarm"),
+            [
+                "If the airflow is below 50 % of setpoint for 5 minutes, generate a Level 2 low airflow alarm."
+            ]
+        );
+        assert_eq!(
+            quoted("G36 TerminalUnits / Alarms")[1],
+            "Low-temperature alarm"
+        );
     }
 
     /// A sentence stands under its heading path: "… / Alarms > Low
