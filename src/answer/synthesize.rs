@@ -399,13 +399,27 @@ fn pick_from(
             out.insert(1, quote(next));
         }
         // One that begins with "It", "Its", "This" … leans on the sentence
-        // before it for what it is about: quote that one first.
-        if k > 0
-            && refers_back(&list[k])
-            && answers_anything(&list[k - 1], headings.get(pos).copied().unwrap_or_default())
-            && !out.iter().any(|p| p.text == list[k - 1])
+        // before it for what it is about: quote that one first (picked or
+        // not), and the one before that when it leans back too ("The
+        // hot-water plant is enabled … It is also enabled … It is locked
+        // out above 80 °F").
+        let heading = headings.get(pos).copied().unwrap_or_default();
+        let mut at = k;
+        let mut before: Vec<usize> = Vec::new();
+        while at > 0
+            && before.len() < REFERS_BACK_DEPTH
+            && refers_back(&list[at])
+            && answers_anything(&list[at - 1], heading)
         {
-            out.insert(0, quote(&list[k - 1]));
+            at -= 1;
+            before.push(at);
+        }
+        for j in before {
+            let leaned_on = match out.iter().position(|p| p.text == list[j]) {
+                Some(was) => out.remove(was),
+                None => quote(&list[j]),
+            };
+            out.insert(0, leaned_on);
         }
         // A record's sentence is quoted after the record's opening (picked
         // or not): its date says which event it is.
@@ -419,6 +433,10 @@ fn pick_from(
     }
     out
 }
+
+/// How many sentences back a quote follows sentences that lean on the one
+/// before them ("It …", "This …").
+const REFERS_BACK_DEPTH: usize = 2;
 
 /// Whether a sentence can answer a question: not one of the headings its
 /// text stands under (`heading`: the chunk's heading path, whose last
@@ -850,6 +868,33 @@ mod tests {
         );
     }
 
+    /// A sentence that leans on one that leans back too is quoted after
+    /// both, in the text's order, even when the first was picked on its
+    /// own and ranked lower.
+    #[test]
+    fn a_chain_of_sentences_that_refer_back_is_quoted_from_its_start() {
+        let text = "The hot-water plant is enabled below 60 °F outside air. \
+                    It is also enabled below 38 °F. \
+                    It is locked out above 80 °F outside air. \
+                    Pumps start first.";
+        let p = pick(
+            Focus::plain(&focus(&["plant", "locked", "above", "outside"])),
+            &[],
+            &[(0, text, 0.0)],
+            2,
+        );
+        let quoted: Vec<&str> = p.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            quoted,
+            [
+                "The hot-water plant is enabled below 60 °F outside air.",
+                "It is also enabled below 38 °F.",
+                "It is locked out above 80 °F outside air.",
+                "Pumps start first."
+            ]
+        );
+    }
+
     /// A sentence stands under its heading path: "… / Alarms > Low
     /// airflow" holds "low" and "alarm" for the sentence that states the
     /// thresholds, which then outscores an overview sentence of a
@@ -891,11 +936,16 @@ mod tests {
         let texts = [(0, general, 1.0), (1, example, 0.8)];
         let labels = vec!["VAV-2-14".to_owned()];
         let picked = pick_in(Focus::plain(&f), &labels, &texts, &[], &[], 1);
-        // Quoted after the sentence it refers back to.
+        // Quoted after the sentences it refers back to, up to the one that
+        // names the box.
         let quoted: Vec<&str> = picked.iter().map(|p| p.text.as_str()).collect();
         assert_eq!(
             quoted,
-            ["It serves office A-214.", "Its cooling maximum is 350 cfm."]
+            [
+                "VAV-2-14 is a reheat box.",
+                "It serves office A-214.",
+                "Its cooling maximum is 350 cfm."
+            ]
         );
         let picked = pick_in(Focus::plain(&f), &[], &texts, &[], &[], 1);
         assert!(picked[0].text.starts_with("Each box"));
