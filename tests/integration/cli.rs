@@ -165,6 +165,10 @@ async fn keys_stay_out_of_the_logs_and_the_audit_log() {
         ])
         .arg("--audit-log")
         .arg(&audit)
+        // The in-memory vector index's scratch directory goes in the
+        // test's own: the server is killed with SIGKILL below, which
+        // leaves no chance to remove it.
+        .env("TMPDIR", dir.path())
         .env("DAEMONIQ_API_KEY", FULL)
         .env("DAEMONIQ_READ_ONLY_API_KEY", READ)
         .env("DAEMONIQ_LOG", "debug")
