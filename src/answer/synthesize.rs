@@ -558,6 +558,15 @@ mod tests {
         ws.iter().map(|w| stem(w)).collect()
     }
 
+    /// What [`pick`] quotes from `text` (up to two picked sentences) for a
+    /// question with the focus words `ws`.
+    fn quoted(ws: &[&str], text: &str) -> Vec<String> {
+        pick(Focus::plain(&focus(ws)), &[], &[(0, text, 0.0)], 2)
+            .into_iter()
+            .map(|p| p.text)
+            .collect()
+    }
+
     /// Coverage reads a heading as the picker does: camel-case names
     /// spaced ("SingleZone" holds "zone").
     #[test]
@@ -777,15 +786,8 @@ mod tests {
     fn a_sentence_that_refers_back_is_quoted_after_the_one_it_refers_to() {
         let text =
             "VAV-2-14 serves office A-214. Its heating maximum is 175 cfm. Other boxes differ.";
-        let p = pick(
-            Focus::plain(&focus(&["heating", "max", "cfm"])),
-            &[],
-            &[(0, text, 0.0)],
-            2,
-        );
-        let quoted: Vec<&str> = p.iter().map(|p| p.text.as_str()).collect();
         assert_eq!(
-            quoted,
+            quoted(&["heating", "max", "cfm"], text),
             [
                 "VAV-2-14 serves office A-214.",
                 "Its heating maximum is 175 cfm.",
@@ -821,7 +823,7 @@ mod tests {
     fn a_record_sentence_stands_under_its_dated_opening() {
         let f = focus(&["boiler", "service", "2025-10", "ph", "condensate", "drain"]);
         let manual = "Annual boiler service: replace the condensate neutralizer media and check that the drain pH is above 6.0.";
-        let log = "2025-10-14 — B-1 and B-2: annual service. Flue gas at 9.1 % CO2. Condensate neutralizer media replaced, drain pH 6.8.
+        let log = "2025-10-14 — B-1 and B-2: annual service. Flue gas at 9.1 % CO2. Condensate neutralizer media replaced, drain pH 6.8.\n\
                    2025-11-02 — AHU-1: condensate drain pan cleaned, pH of the water not taken.";
         let texts = [(0, manual, 1.0), (1, log, 0.9)];
         let p = pick_in(Focus::plain(&f), &[], &texts, &[], &[], 1);
@@ -877,15 +879,8 @@ mod tests {
                     It is also enabled below 38 °F. \
                     It is locked out above 80 °F outside air. \
                     Pumps start first.";
-        let p = pick(
-            Focus::plain(&focus(&["plant", "locked", "above", "outside"])),
-            &[],
-            &[(0, text, 0.0)],
-            2,
-        );
-        let quoted: Vec<&str> = p.iter().map(|p| p.text.as_str()).collect();
         assert_eq!(
-            quoted,
+            quoted(&["plant", "locked", "above", "outside"], text),
             [
                 "The hot-water plant is enabled below 60 °F outside air.",
                 "It is also enabled below 38 °F.",
