@@ -276,20 +276,28 @@ fn quotable_lines(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// For each of [`quotable`]'s sentences, the one that opens its dated
+/// [`quotable`]'s sentences, each with the one that opens its dated
 /// record, by index: a log entry is one paragraph opened by its date
 /// ("2025-10-14 — B-1 and B-2: annual service. … Condensate neutralizer
 /// media replaced, drain pH 6.8."), and every later sentence of it stands
 /// under that opening as a step stands under its heading. `None` for an
 /// opening itself and for a sentence of a paragraph no date opens.
-pub fn record_openers(text: &str) -> Vec<Option<usize>> {
-    let lines = quotable_lines(text);
-    lines
-        .iter()
+pub fn quotable_records(text: &str) -> Vec<(String, Option<usize>)> {
+    // The line being read: its number, the index of its first sentence,
+    // and whether that sentence opens with a date.
+    let mut line: Option<(usize, usize, bool)> = None;
+    quotable_lines(text)
+        .into_iter()
         .enumerate()
-        .map(|(k, (n, _))| {
-            let first = lines.iter().position(|(m, _)| m == n)?;
-            (first < k && opens_with_date(&lines[first].1)).then_some(first)
+        .map(|(k, (n, sentence))| {
+            let opening = match line {
+                Some((m, first, dated)) if m == n => dated.then_some(first),
+                _ => {
+                    line = Some((n, k, opens_with_date(&sentence)));
+                    None
+                }
+            };
+            (sentence, opening)
         })
         .collect()
 }
@@ -651,10 +659,11 @@ pub(crate) mod tests {
                     Boilers are serviced yearly. Drain pH above 6.0.\n\
                     2026-01: VAV-1-07 valve replaced.\n\
                     | Date | Work |\n| --- | --- |\n| 2025-05-06 | Tubes brushed |";
-        assert_eq!(
-            super::record_openers(text),
-            [None, Some(0), Some(0), None, None, None, None]
-        );
+        let openings: Vec<Option<usize>> = super::quotable_records(text)
+            .into_iter()
+            .map(|(_, o)| o)
+            .collect();
+        assert_eq!(openings, [None, Some(0), Some(0), None, None, None, None]);
         assert!(super::opens_with_date("2025-10-14 — B-1"));
         assert!(super::opens_with_date("2026-01: valve"));
         assert!(!super::opens_with_date("2025 was a cold year."));

@@ -4,7 +4,7 @@
 //! hold.
 
 use crate::text::{
-    camel_spaced, opens_with_date, quotable, record_openers, squash, states_quantity, stem, words,
+    camel_spaced, opens_with_date, quotable_records, squash, states_quantity, stem, words,
 };
 
 /// A sentence picked from a text, with what it matched.
@@ -278,14 +278,16 @@ fn pick_from(
         .filter(|l| l.len() > 2)
         .collect();
     let mut all: Vec<(Picked, usize)> = Vec::new();
-    let by_source: Vec<Vec<String>> = texts.iter().map(|(_, t, _)| quotable(t)).collect();
+    // Each text's sentences, and for each the dated opening of its record.
+    let (by_source, openers): (Vec<Vec<String>>, Vec<Vec<Option<usize>>>) = texts
+        .iter()
+        .map(|(_, t, _)| quotable_records(t).into_iter().unzip())
+        .unzip();
     let held: Vec<Vec<Vec<String>>> = by_source
         .iter()
         .map(|list| list.iter().map(|s| matched_terms(focus, s)).collect())
         .collect();
     let rarity = Rarity::of(&held);
-    let openers: Vec<Vec<Option<usize>>> =
-        texts.iter().map(|(_, t, _)| record_openers(t)).collect();
     for (i, (source, _, weight)) in texts.iter().enumerate() {
         let names = naming.get(i).map(Vec::as_slice).unwrap_or_default();
         let heading = headings.get(i).copied().unwrap_or_default();
@@ -391,9 +393,19 @@ fn pick_from(
             matched: matched_terms(focus, text),
             score: 0.0,
         };
+        // A sentence of the list goes to `at`, moved there if it was
+        // picked, quoted if not.
+        let place = |out: &mut Vec<Picked>, j: usize, at: usize| {
+            let sentence = match out.iter().position(|p| p.text == list[j]) {
+                Some(was) => out.remove(was),
+                None => quote(&list[j]),
+            };
+            out.insert(at, sentence);
+        };
+        let heading = headings.get(pos).copied().unwrap_or_default();
         if let Some(next) = list.get(k + 1)
             && !opens_with_date(next)
-            && answers_anything(next, headings.get(pos).copied().unwrap_or_default())
+            && answers_anything(next, heading)
             && !out.iter().any(|p| p.text == *next)
         {
             out.insert(1, quote(next));
@@ -403,7 +415,6 @@ fn pick_from(
         // not), and the one before that when it leans back too ("The
         // hot-water plant is enabled … It is also enabled … It is locked
         // out above 80 °F").
-        let heading = headings.get(pos).copied().unwrap_or_default();
         let mut at = k;
         let mut before: Vec<usize> = Vec::new();
         while at > 0
@@ -415,20 +426,12 @@ fn pick_from(
             before.push(at);
         }
         for j in before {
-            let leaned_on = match out.iter().position(|p| p.text == list[j]) {
-                Some(was) => out.remove(was),
-                None => quote(&list[j]),
-            };
-            out.insert(0, leaned_on);
+            place(&mut out, j, 0);
         }
         // A record's sentence is quoted after the record's opening (picked
         // or not): its date says which event it is.
         if let Some(j) = openers[pos].get(k).copied().flatten() {
-            let opening = match out.iter().position(|p| p.text == list[j]) {
-                Some(at) => out.remove(at),
-                None => quote(&list[j]),
-            };
-            out.insert(0, opening);
+            place(&mut out, j, 0);
         }
     }
     out
@@ -960,7 +963,7 @@ mod tests {
                 .starts_with("Changes")
         };
         assert!(ramp(&f));
-        let held: Vec<Vec<String>> = quotable(text)
+        let held: Vec<Vec<String>> = crate::text::quotable(text)
             .iter()
             .map(|s| matched_terms(Focus::plain(&f), s))
             .collect();
