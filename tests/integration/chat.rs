@@ -898,3 +898,113 @@ async fn composed_graph_questions_need_no_vector_index() {
         BTreeSet::from([nf("AHU-1"), nf("AHU-2"), nf("AHU-3")])
     );
 }
+
+/// The nodes a SPARQL query on the campus store selects as `?x`.
+async fn selected(state: &AppState, where_clause: &str) -> BTreeSet<String> {
+    use daemoniq::store::{SolutionExt, SparqlQuery};
+    let q = format!(
+        "{}SELECT DISTINCT ?x WHERE {{ {where_clause} }}",
+        daemoniq::vocab::PREFIXES
+    );
+    state
+        .store
+        .query(SparqlQuery::new(q))
+        .await
+        .unwrap()
+        .into_rows()
+        .iter()
+        .map(|r| r.string("x"))
+        .collect()
+}
+
+fn answer_items(v: &Value) -> BTreeSet<String> {
+    v["trace"]["graph"]["answer"]["items"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no graph answer: {v}"))
+        .iter()
+        .map(|i| i.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The campus states supply where it arrives: CHWP-1 feeds AHU-2's cooling
+/// coil, HWP-1 a box's reheat coil. What feeds equipment, one hop, is what
+/// feeds it or one of its parts (the expected sets are computed by SPARQL on
+/// the same store, not typed); a medium asked for ("its chilled water",
+/// "its air") keeps the parts that carry another out.
+#[tokio::test]
+async fn one_hop_of_supply_enters_the_named_equipment_s_parts() {
+    let bare = common::campus_state().await;
+    let ask = |q: &'static str| chat_on(Arc::clone(&bare), json!({ "query": q }));
+    let feeds = "(brick:feeds|^brick:isFedBy)";
+    let part = "(brick:hasPart|^brick:isPartOf)";
+
+    let n = |local: &str| format!("<{}>", nf(local));
+
+    // Every feeder of AHU-2 or of its parts, none of its own parts.
+    let ahu = n("AHU-2");
+    let expected = selected(
+        &bare,
+        &format!("?x {feeds} ?c . {ahu} {part}+ ?c . FILTER NOT EXISTS {{ {ahu} {part}+ ?x }}"),
+    )
+    .await;
+    assert!(expected.contains(&nf("CHWP-1")) && expected.contains(&nf("HWP-1")));
+    for q in [
+        "what feeds AHU-2",
+        "what directly feeds ahu 2",
+        "AHU-2 is fed by what?",
+    ] {
+        let v = ask(q).await;
+        assert_eq!(v["status"], "success", "{q}: {v}");
+        assert_eq!(answer_items(&v), expected, "{q}");
+    }
+    let v = ask("what feeds AHU-2").await;
+    let text = v["answer"]["answer"].as_str().unwrap();
+    assert!(text.contains("CHWP-1 (via AHU-2 CC)"), "{text}");
+    assert!(evidence_ids(&v).contains(&nf("AHU-2_CC")), "{v}");
+
+    // Asked yes or no: through the coil, and the coil is cited.
+    for q in ["does CHWP-1 feed AHU-2?", "is ahu 2 fed by chwp-1"] {
+        let v = ask(q).await;
+        let text = v["answer"]["answer"].as_str().unwrap();
+        assert!(text.starts_with("Yes"), "{q}: {text}");
+        assert!(text.contains("through AHU-2 CC"), "{q}: {text}");
+        assert!(evidence_ids(&v).contains(&nf("AHU-2_CC")), "{q}");
+    }
+    let v = ask("does CHWP-1 feed VAV-2-14?").await;
+    let text = v["answer"]["answer"].as_str().unwrap();
+    assert!(text.starts_with("No"), "{text}");
+
+    // The medium asked for: only the coil that carries it.
+    let chilled = selected(
+        &bare,
+        &format!(
+            "?x {feeds} {} . FILTER NOT EXISTS {{ {ahu} {part}+ ?x }}",
+            n("AHU-2_CC")
+        ),
+    )
+    .await;
+    assert!(!chilled.is_empty());
+    for q in [
+        "where does AHU-2 get its chilled water from",
+        "what supplies chilled water to ahu-2",
+    ] {
+        let v = ask(q).await;
+        assert_eq!(answer_items(&v), chilled, "{q}");
+    }
+    let hot = selected(
+        &bare,
+        &format!(
+            "?x {feeds} {} . FILTER NOT EXISTS {{ {ahu} {part}+ ?x }}",
+            n("AHU-2_HC")
+        ),
+    )
+    .await;
+    let v = ask("where does ahu 2 get its hot water from").await;
+    assert_eq!(answer_items(&v), hot);
+    // A box's air: the air handler, not the pumps of its reheat coil.
+    let air = selected(&bare, &format!("?x {feeds} {}", n("VAV-2-14"))).await;
+    let v = ask("where does vav 2-14 get its air from?").await;
+    assert_eq!(answer_items(&v), air);
+    let v = ask("what feeds vav 2-14").await;
+    assert!(answer_items(&v).contains(&nf("HWP-1")), "{v}");
+}

@@ -293,6 +293,7 @@ fn instead(plan: &Plan, r: &GraphResult) -> Option<String> {
                 from: plan::Slot::var("x"),
                 to: plan::Slot::Node(to.clone()),
                 reach: plan::Reach::Direct,
+                not_through: Vec::new(),
             }],
             ..plan::Block::default()
         },
@@ -446,20 +447,32 @@ fn anchors(plan: &Plan) -> Vec<String> {
     out
 }
 
-/// For a chain of supply from a named node: each result's path back to
-/// it (the nodes between), from the topology's walk — the same walk as
-/// `/api/topology/*`.
+/// For supply from a named node: each result's path back to it (the
+/// nodes between), from the topology's walk — the same walk as
+/// `/api/topology/*`; for one hop, the part of the named node the result
+/// feeds or is fed by when not the node itself ("CHWP-1 (via AHU-2 CC)").
 fn paths(view: GraphView<'_>, plan: &Plan, items: &[String]) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
     for l in &plan.body.links {
-        if l.rel != plan::Rel::Feeds || l.reach != plan::Reach::Transitive {
+        if l.rel != plan::Rel::Feeds {
             continue;
         }
         let (anchor, way) = match (&l.from, &l.to) {
             (plan::Slot::Node(a), plan::Slot::Var(_)) => (a, crate::topology::Way::Downstream),
             (plan::Slot::Var(_), plan::Slot::Node(a)) => (a, crate::topology::Way::Upstream),
+            (plan::Slot::Node(a), plan::Slot::Node(b)) if l.reach == plan::Reach::Direct => {
+                let through = between_parts(view, a, b);
+                if !through.is_empty() {
+                    out.insert(b.clone(), through);
+                }
+                continue;
+            }
             _ => continue,
         };
+        if l.reach == plan::Reach::Direct {
+            out.extend(through_parts(view, anchor, way, &l.not_through, items));
+            continue;
+        }
         let walk = view.topo.walk(anchor, way, 32);
         for i in items {
             let mut via = walk.path_back(i);
@@ -470,6 +483,66 @@ fn paths(view: GraphView<'_>, plan: &Plan, items: &[String]) -> BTreeMap<String,
         }
     }
     out
+}
+
+/// For one hop of supply at `anchor`: each result that feeds (upstream)
+/// or is fed by (downstream) a part of the anchor and not the anchor
+/// itself, with the nearest such part (never one of `skipped`).
+fn through_parts(
+    view: GraphView<'_>,
+    anchor: &str,
+    way: crate::topology::Way,
+    skipped: &[String],
+    items: &[String],
+) -> BTreeMap<String, Vec<String>> {
+    use crate::topology::{Rel as TopoRel, Way};
+    let linked = |item: &str, node: &str| match way {
+        Way::Upstream => view
+            .topo
+            .out_of(item, TopoRel::Feeds)
+            .iter()
+            .any(|n| n == node),
+        Way::Downstream => view
+            .topo
+            .into(item, TopoRel::Feeds)
+            .iter()
+            .any(|n| n == node),
+    };
+    let mut parts = view.topo.parts(anchor);
+    parts.retain(|p| !skipped.contains(p));
+    items
+        .iter()
+        .filter(|i| !linked(i, anchor))
+        .filter_map(|i| {
+            parts
+                .iter()
+                .find(|p| linked(i, p))
+                .map(|p| (i.clone(), vec![p.clone()]))
+        })
+        .collect()
+}
+
+/// For "does `from` feed `to`" answered through their parts: the parts
+/// the supply goes from and to when it is not stated between the two
+/// themselves ("CHWP-1 feeds AHU-2" through AHU-2 CC); empty when it is,
+/// or when no part is fed.
+fn between_parts(view: GraphView<'_>, from: &str, to: &str) -> Vec<String> {
+    use crate::topology::Rel as TopoRel;
+    let with_parts = |n: &str| {
+        let mut v = vec![n.to_owned()];
+        v.extend(view.topo.parts(n));
+        v
+    };
+    for a in with_parts(from) {
+        let fed = view.topo.out_of(&a, TopoRel::Feeds);
+        if let Some(b) = with_parts(to).into_iter().find(|b| fed.contains(b)) {
+            return [a, b]
+                .into_iter()
+                .filter(|n| n != from && n != to)
+                .collect();
+        }
+    }
+    Vec::new()
 }
 
 /// The answer from the result: text, evidence by source file, limitations.
@@ -511,7 +584,11 @@ async fn draft(
         Shape::Yes => {
             let claim = understood.strip_prefix("whether ").unwrap_or(understood);
             if r.boolean == Some(true) {
-                if r.items.is_empty() {
+                let through: Vec<&String> = via.values().flatten().collect();
+                if r.items.is_empty() && !through.is_empty() {
+                    let parts: Vec<String> = through.iter().map(|n| name_of(view, n)).collect();
+                    format!("Yes: {claim}, through {}.", parts.join(" and "))
+                } else if r.items.is_empty() {
                     format!("Yes: {claim}.")
                 } else {
                     format!("Yes: {claim} ({}).", names(view, &r.items, &no_path))

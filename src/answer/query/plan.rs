@@ -114,6 +114,60 @@ pub struct Link {
     pub to: Slot,
     /// One hop or a chain.
     pub reach: Reach,
+    /// Parts of the named end the supply must not go through: those that
+    /// carry another medium than the one asked ("its air": not the hot
+    /// water into the box's reheat coil).
+    pub not_through: Vec<String>,
+}
+
+impl Link {
+    /// The property path of the link. One hop of supply at a named node
+    /// enters its parts: models state supply where it arrives ("CHWP-1
+    /// feeds AHU-2 CC", the coil of AHU-2; "cwp-1 feeds ch-1-cond"), and
+    /// what feeds a part of equipment feeds the equipment. Only the named
+    /// end's own parts are entered, never what it is part of (a system
+    /// that has every pump and chiller as a part would make everything
+    /// feed everything).
+    fn path(&self) -> String {
+        if self.rel != Rel::Feeds || self.reach != Reach::Direct {
+            return self.rel.path(self.reach);
+        }
+        let from = if matches!(self.from, Slot::Node(_)) {
+            format!("{PART}*/")
+        } else {
+            String::new()
+        };
+        let to = if matches!(self.to, Slot::Node(_)) {
+            format!("/(^{PART})*")
+        } else {
+            String::new()
+        };
+        format!("{from}{FEEDS}{to}")
+    }
+
+    /// The link as a graph pattern. With parts to keep out of one hop of
+    /// supply, the part the supply goes through is a variable of its own,
+    /// filtered.
+    fn pattern(&self, cx: &mut Ctx<'_>) -> String {
+        let (from, to) = (self.from.sparql(), self.to.sparql());
+        let node = |s: &Slot| matches!(s, Slot::Node(_));
+        if self.not_through.is_empty()
+            || self.rel != Rel::Feeds
+            || self.reach != Reach::Direct
+            || node(&self.from) == node(&self.to)
+        {
+            return format!("{from} {} {to}", self.path());
+        }
+        let via = format!("?via{}", cx.k);
+        cx.k += 1;
+        let list: Vec<String> = self.not_through.iter().map(|n| format!("<{n}>")).collect();
+        let steps = if node(&self.to) {
+            format!("{from} {FEEDS} {via} . {via} (^{PART})* {to}")
+        } else {
+            format!("{from} {PART}* {via} . {via} {FEEDS} {to}")
+        };
+        format!("{steps} . FILTER({via} NOT IN ({}))", list.join(", "))
+    }
 }
 
 /// A conjunction: links, and slots typed with classes.
@@ -193,25 +247,12 @@ impl Block {
             types(out, cx);
         }
         for l in &self.links {
-            let _ = writeln!(
-                out,
-                "{indent}{} {} {} .",
-                l.from.sparql(),
-                l.rel.path(l.reach),
-                l.to.sparql()
-            );
+            let _ = writeln!(out, "{indent}{} .", l.pattern(cx));
         }
         for alts in &self.any_of {
             let parts: Vec<String> = alts
                 .iter()
-                .map(|l| {
-                    format!(
-                        "{{ {} {} {} }}",
-                        l.from.sparql(),
-                        l.rel.path(l.reach),
-                        l.to.sparql()
-                    )
-                })
+                .map(|l| format!("{{ {} }}", l.pattern(cx)))
                 .collect();
             let _ = writeln!(out, "{indent}{}", parts.join(" UNION "));
         }

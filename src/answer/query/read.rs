@@ -1043,9 +1043,21 @@ impl<'a> Parts<'a> {
                     .filter(|&c| c != Cue::Medium)
                     .any(|c| self.cues.is(c, &w.text))
             })
-            .filter(|w| !self.medium_word(w))
+            .filter(|w| !self.medium_word(w) && !self.medium_kind(w))
             .map(|w| w.text.clone())
             .collect()
+    }
+
+    /// Whether the word says which kind of medium the next word is
+    /// ("chilled" in "its chilled water from").
+    fn medium_kind(&self, w: &Word) -> bool {
+        MEDIUM_KINDS.contains(&w.text.as_str())
+            && self
+                .words
+                .iter()
+                .position(|x| x.span.start == w.span.start)
+                .and_then(|at| self.words.get(at + 1))
+                .is_some_and(|next| self.medium_word(next))
     }
 
     /// The unread words said of a named node or kind ("the condenser of
@@ -1091,10 +1103,7 @@ impl<'a> Parts<'a> {
         let at = self.words.iter().position(|x| x.span.start == w.span.start);
         let Some(at) = at else { return false };
         let filler = |t: &str| {
-            matches!(
-                t,
-                "its" | "their" | "the" | "that" | "this" | "chilled" | "hot" | "condenser"
-            )
+            matches!(t, "its" | "their" | "the" | "that" | "this") || MEDIUM_KINDS.contains(&t)
         };
         let verb = |t: &str| {
             [Cue::FeedVerb, Cue::Upstream, Cue::Downstream]
@@ -1120,6 +1129,61 @@ impl<'a> Parts<'a> {
     /// Whether a medium word stands in a supply relation.
     fn medium_said(&self) -> bool {
         self.words.iter().any(|w| self.medium_word(w))
+    }
+
+    /// The medium a supply relation is asked of, as Brick tag names: the
+    /// medium word and the kind written before it ("chilled water" →
+    /// Water, Chilled; "its air" → Air).
+    fn medium(&self) -> Option<(String, Option<String>)> {
+        let at = self.words.iter().position(|w| self.medium_word(w))?;
+        let kind = at
+            .checked_sub(1)
+            .map(|i| self.words[i].text.as_str())
+            .filter(|t| MEDIUM_KINDS.contains(t))
+            .map(tag_name);
+        Some((tag_name(&self.words[at].text), kind))
+    }
+
+    /// The parts of `node` whose kind carries another medium than the one
+    /// asked, by their classes' Brick tags: asked for air, a hot-water
+    /// reheat coil (tags Hot, Water); asked for chilled water, a hot-water
+    /// coil. A part whose tags name no medium (a supply fan) is kept.
+    fn other_medium_parts(&self, node: &str) -> Vec<String> {
+        let Some((medium, kind)) = self.medium() else {
+            return Vec::new();
+        };
+        let named = |tags: &std::collections::BTreeSet<String>, words: &[&str]| -> Vec<String> {
+            words
+                .iter()
+                .map(|w| tag_name(w))
+                .filter(|t| tags.contains(&format!("{}{t}", vocab::TAG)))
+                .collect()
+        };
+        let media: Vec<&str> = self
+            .cues
+            .list(Cue::Medium)
+            .iter()
+            .map(String::as_str)
+            .collect();
+        self.view
+            .topo
+            .parts(node)
+            .into_iter()
+            .filter(|part| {
+                let mut tags = std::collections::BTreeSet::new();
+                for t in self.view.topo.types(part) {
+                    if let Some(c) = self.view.onto.class(t) {
+                        tags.extend(c.tags.iter().cloned());
+                    }
+                }
+                let carried = named(&tags, &media);
+                let kinds = named(&tags, MEDIUM_KINDS);
+                (!carried.is_empty() && !carried.contains(&medium))
+                    || kind
+                        .as_ref()
+                        .is_some_and(|k| !kinds.is_empty() && !kinds.contains(k))
+            })
+            .collect()
     }
 
     /// Byte offsets where a cue's words or phrases occur.
@@ -1327,10 +1391,22 @@ fn link(rel: Rel, from: Slot, to: Slot, reach: Reach) -> Link {
         from,
         to,
         reach,
+        not_through: Vec::new(),
     }
 }
 
 const X: &str = "x";
+
+/// Words that, before a medium, say which kind of it ("chilled water").
+const MEDIUM_KINDS: &[&str] = &["chilled", "hot", "condenser"];
+
+/// A word as Brick writes the tag of that name ("chilled" → Chilled).
+fn tag_name(word: &str) -> String {
+    let mut c = word.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
 
 /// Reads a question into a plan.
 pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
@@ -1818,19 +1894,30 @@ fn anchored(p: &Parts<'_>) -> Reading {
             } else {
                 (x.clone(), anchor.clone())
             };
-            plan.body.links.push(link(Rel::Feeds, from, to, reach));
+            let mut l = link(Rel::Feeds, from, to, reach);
+            if reach == Reach::Direct {
+                l.not_through = p.other_medium_parts(&a.iri);
+            }
+            plan.body.links.push(l);
+            // The supply inside the node (its damper feeding its coil) is
+            // not what feeds it or what it feeds; a chain may also come
+            // back to what the node is part of.
+            plan.not_family_of.push(a.iri.clone());
+            plan.not_family_of.extend(p.view.topo.parts(&a.iri));
             if reach == Reach::Transitive {
-                plan.not_family_of.push(a.iri.clone());
-                plan.not_family_of.extend(p.view.topo.parts(&a.iri));
                 plan.not_family_of.extend(p.view.topo.containers(&a.iri));
             }
             plan.understood = format!(
                 "{what} {} {name}{}",
                 if downstream { "is fed by" } else { "feeds" },
-                if reach == Reach::Direct {
-                    " directly"
-                } else {
-                    ", through any chain of supply"
+                match (reach, p.medium()) {
+                    (Reach::Direct, Some((medium, kind))) => format!(
+                        " directly ({})",
+                        kind.map_or(medium.to_lowercase(), |k| format!("{k} {medium}")
+                            .to_lowercase())
+                    ),
+                    (Reach::Direct, None) => " directly".to_owned(),
+                    _ => ", through any chain of supply".to_owned(),
                 }
             );
         }

@@ -386,3 +386,40 @@ async fn questions_read_broader_classes_and_point_owners() {
     );
     assert_eq!(q.owners, ["VAV-1"]);
 }
+
+#[tokio::test]
+async fn one_hop_of_supply_enters_the_named_node_s_parts() {
+    let Some(b) = building("coils.ttl").await else {
+        return;
+    };
+    // The pumps feed the coils, parts of AHU-1; the coil feeding the fan
+    // inside it is not what feeds AHU-1.
+    for q in [
+        "what feeds AHU-1",
+        "what directly feeds ahu 1",
+        "AHU-1 is fed by what?",
+    ] {
+        let (_, got) = ask(&b, q).await;
+        assert_eq!(got, set(&["CHWP-1", "HWP-1"]), "{q}");
+    }
+    let (shape, got) = ask(&b, "how many things feed AHU-1").await;
+    assert_eq!((shape, got), (Shape::Count, set(&["CHWP-1", "HWP-1"])));
+    // Downstream from the node's parts, not to its own parts.
+    let (_, got) = ask(&b, "what does AHU-1 feed").await;
+    assert_eq!(got, set(&["VAV-1"]));
+    let (_, got) = ask(&b, "does CHWP-1 feed AHU-1?").await;
+    assert_eq!(got, set(&["yes"]));
+    let (_, got) = ask(&b, "does HWP-1 feed VAV-1?").await;
+    assert_eq!(got, set(&["yes"]));
+    let (_, got) = ask(&b, "does CHWP-1 feed VAV-1?").await;
+    assert_eq!(got, set(&["no"]));
+    // A medium asked for keeps the parts that carry another out.
+    let (_, got) = ask(&b, "where does AHU-1 get its chilled water from").await;
+    assert_eq!(got, set(&["CHWP-1"]));
+    let (_, got) = ask(&b, "what supplies hot water to ahu-1").await;
+    assert_eq!(got, set(&["HWP-1"]));
+    let (_, got) = ask(&b, "where does VAV-1 get its air from").await;
+    assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]));
+    let (_, got) = ask(&b, "what feeds VAV-1").await;
+    assert_eq!(got, set(&["AHU-1", "AHU-1_SF", "HWP-1"]));
+}
