@@ -228,6 +228,25 @@ pub async fn answer(
             return Ok(abstain(&plan, why, trace, t));
         }
     }
+    // "which boilers feed the hot water system": the boilers are part of
+    // the system, which nothing outside it feeds; "none" would deny what
+    // the model states. Its own parts of the kind asked that feed
+    // something answer it, by a query of their own.
+    let mut plan = plan;
+    if empty && let Some(members) = members_instead(view, &plan) {
+        let q2 = members.sparql_with(&classes);
+        trace.graph.queries.push(q2.clone());
+        let found = GraphResult::read(&members, store.query(SparqlQuery::new(q2)).await?);
+        if !found.items.is_empty() {
+            tracing::info!(
+                items = found.items.len(),
+                "nothing feeds the named node from outside; answered by its own parts"
+            );
+            trace.graph.understood = Some(members.understood.clone());
+            *plan = members;
+            result = found;
+        }
+    }
     if let Some(q2) = instead(&plan, &result) {
         trace.graph.queries.push(q2.clone());
         let rows = store.query(SparqlQuery::new(q2)).await?.into_rows();
@@ -270,6 +289,65 @@ struct GraphResult {
     /// For "does A feed B?" answered no: what does (directly) stand in that
     /// relation to B.
     instead: Vec<String>,
+}
+
+/// For a list or count of what feeds a named node that has parts (a
+/// system), found empty: its own parts of the kind asked that feed
+/// something (the boilers and pumps of a hot-water system).
+fn members_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
+    if !matches!(plan.shape, Shape::List | Shape::Count) || plan.having.is_some() {
+        return None;
+    }
+    let [l] = plan.body.links.as_slice() else {
+        return None;
+    };
+    let (plan::Rel::Feeds, plan::Slot::Var(x), plan::Slot::Node(anchor)) = (l.rel, &l.from, &l.to)
+    else {
+        return None;
+    };
+    if *x != plan.target || view.topo.parts(anchor).is_empty() {
+        return None;
+    }
+    let var = plan::Slot::var(x);
+    let link = |rel, from, to, reach| plan::Link {
+        rel,
+        from,
+        to,
+        reach,
+        not_through: Vec::new(),
+    };
+    let body = plan::Block {
+        links: vec![
+            link(
+                plan::Rel::Part,
+                plan::Slot::Node(anchor.clone()),
+                var.clone(),
+                plan::Reach::Transitive,
+            ),
+            link(
+                plan::Rel::Feeds,
+                var.clone(),
+                plan::Slot::var("fed"),
+                plan::Reach::Direct,
+            ),
+        ],
+        types: plan.body.types.clone(),
+        ..plan::Block::default()
+    };
+    let what = plan
+        .body
+        .types
+        .iter()
+        .find(|(s, _)| *s == var)
+        .map_or_else(|| "part".to_owned(), |(_, c)| read::class_words(view, c));
+    let name = name_of(view, anchor);
+    let mut understood = format!(
+        "each {what} of {name} that supplies (nothing outside {name} is stated to feed it)"
+    );
+    if plan.shape == Shape::Count {
+        understood = format!("how many: {understood}");
+    }
+    Some(Plan::new(plan.shape.clone(), x.clone(), body, understood))
 }
 
 /// The follow-up of a "no" between two named nodes: what relates to the

@@ -1097,7 +1097,14 @@ impl<'a> Parts<'a> {
     /// ("supply air to", "get its air from", "make that chilled water"),
     /// not one naming something ("air path", "water pump").
     fn medium_word(&self, w: &Word) -> bool {
-        if !self.cues.is(Cue::Medium, &w.text) {
+        // "the chilled water system": part of a name, no medium.
+        let named = self
+            .nodes
+            .iter()
+            .map(|n| n.span)
+            .chain(self.classes.iter().map(|c| c.span))
+            .any(|s| s.covers(w.span));
+        if named || !self.cues.is(Cue::Medium, &w.text) {
             return false;
         }
         let at = self.words.iter().position(|x| x.span.start == w.span.start);

@@ -100,6 +100,31 @@ async fn ask(b: &Building, text: &str) -> (Shape, BTreeSet<String>) {
     (plan.shape.clone(), got)
 }
 
+/// What the engine answers (the plan, and what follows an empty result):
+/// its answer kind and the local names of the answer's nodes.
+async fn ask_answered(b: &Building, text: &str) -> (String, BTreeSet<String>) {
+    let view = GraphView::new(&b.topo, &b.onto);
+    let q = Question::read(text, &b.grounder, &b.cues, view);
+    let mut trace = crate::answer::Trace::default();
+    let outcome = super::answer(&b.store, view, &q, &b.cues, &mut trace)
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, super::Outcome::Drafted { .. }),
+        "{text:?} was not answered"
+    );
+    let answer = trace
+        .graph
+        .answer
+        .unwrap_or_else(|| panic!("{text:?}: no graph answer"));
+    let names = answer
+        .items
+        .iter()
+        .map(|s| crate::vocab::local_name(s).to_owned())
+        .collect();
+    (answer.kind, names)
+}
+
 fn set(items: &[&str]) -> BTreeSet<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
 }
@@ -422,4 +447,9 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]));
     let (_, got) = ask(&b, "what feeds VAV-1").await;
     assert_eq!(got, set(&["AHU-1", "AHU-1_SF", "HWP-1"]));
+    // A system nothing outside feeds: the parts of it that supply.
+    let (_, got) = ask_answered(&b, "which boilers feed the hot water system").await;
+    assert_eq!(got, set(&["B-1"]));
+    let (_, got) = ask_answered(&b, "what feeds HW-SYS").await;
+    assert_eq!(got, set(&["B-1", "HWP-1"]));
 }
