@@ -987,6 +987,7 @@ async fn one_hop_of_supply_enters_the_named_equipment_s_parts() {
     for q in [
         "where does AHU-2 get its chilled water from",
         "what supplies chilled water to ahu-2",
+        "where does the chilled water for AHU-2 come from",
     ] {
         let v = ask(q).await;
         assert_eq!(answer_items(&v), chilled, "{q}");
@@ -999,8 +1000,13 @@ async fn one_hop_of_supply_enters_the_named_equipment_s_parts() {
         ),
     )
     .await;
-    let v = ask("where does ahu 2 get its hot water from").await;
-    assert_eq!(answer_items(&v), hot);
+    for q in [
+        "where does ahu 2 get its hot water from",
+        "where does ahu-2's hot water come from",
+    ] {
+        let v = ask(q).await;
+        assert_eq!(answer_items(&v), hot, "{q}");
+    }
     // A box's air: the air handler, not the pumps of its reheat coil.
     let air = selected(&bare, &format!("?x {feeds} {}", n("VAV-2-14"))).await;
     let v = ask("where does vav 2-14 get its air from?").await;

@@ -1126,10 +1126,13 @@ impl<'a> Parts<'a> {
             .rev()
             .find(|x| !filler(&x.text))
             .is_some_and(|x| verb(&x.text));
-        let after = self
-            .words
-            .get(at + 1)
-            .is_some_and(|x| matches!(x.text.as_str(), "from" | "to"));
+        // "the chilled water for AHU-2 come from": "for" the node, then
+        // where it comes from.
+        let after = self.words.get(at + 1).is_some_and(|x| {
+            matches!(x.text.as_str(), "from" | "to")
+                || (matches!(x.text.as_str(), "for" | "come" | "comes" | "coming")
+                    && self.words[at + 1..].iter().any(|w| w.text == "from"))
+        });
         before || after
     }
 
