@@ -303,10 +303,11 @@ pub struct Plan {
     pub absent: Vec<Block>,
     /// A count condition on the target.
     pub having: Option<Having>,
-    /// Nodes the target must not be: a named node with its parts and what
-    /// it is part of (what a chain of supply from equipment reaches inside
-    /// itself), listed from the topology.
-    pub not_family_of: Vec<String>,
+    /// Nodes the target must not be, listed from the topology: a named
+    /// node with its parts and what it is part of (what a chain of supply
+    /// from equipment reaches inside itself), and the supply of another
+    /// medium than the one asked.
+    pub excluded: Vec<String>,
     /// What was understood, in words (the trace and `limitations`).
     pub understood: String,
     /// Named nodes the question went through to reach its subject ("the
@@ -330,7 +331,7 @@ impl Plan {
             body,
             absent: Vec::new(),
             having: None,
-            not_family_of: Vec::new(),
+            excluded: Vec::new(),
             understood,
             cited: Vec::new(),
             loose: false,
@@ -408,12 +409,8 @@ impl Plan {
             a.render_ordered(&mut body, "    ", true, &mut cx);
             body.push_str("  }\n");
         }
-        if !self.not_family_of.is_empty() {
-            let list: Vec<String> = self
-                .not_family_of
-                .iter()
-                .map(|n| format!("<{n}>"))
-                .collect();
+        if !self.excluded.is_empty() {
+            let list: Vec<String> = self.excluded.iter().map(|n| format!("<{n}>")).collect();
             let _ = writeln!(body, "  FILTER({x} NOT IN ({}))", list.join(", "));
         }
         let head = prefixes();

@@ -1154,11 +1154,12 @@ impl<'a> Parts<'a> {
         Some((tag_name(&self.words[at].text), kind))
     }
 
-    /// The parts of `node` whose kind carries another medium than the one
+    /// Of `nodes`, those whose kind carries another medium than the one
     /// asked, by their classes' Brick tags: asked for air, a hot-water
-    /// reheat coil (tags Hot, Water); asked for chilled water, a hot-water
-    /// coil. A part whose tags name no medium (a supply fan) is kept.
-    fn other_medium_parts(&self, node: &str) -> Vec<String> {
+    /// reheat coil (tags Hot, Water); asked for condenser water, a chilled
+    /// water pump. A node whose tags name no medium (a supply fan, a
+    /// chiller) is kept.
+    fn other_medium(&self, nodes: Vec<String>) -> Vec<String> {
         let Some((medium, kind)) = self.medium() else {
             return Vec::new();
         };
@@ -1175,13 +1176,11 @@ impl<'a> Parts<'a> {
             .iter()
             .map(String::as_str)
             .collect();
-        self.view
-            .topo
-            .parts(node)
+        nodes
             .into_iter()
-            .filter(|part| {
+            .filter(|node| {
                 let mut tags = std::collections::BTreeSet::new();
-                for t in self.view.topo.types(part) {
+                for t in self.view.topo.types(node) {
                     if let Some(c) = self.view.onto.class(t) {
                         tags.extend(c.tags.iter().cloned());
                     }
@@ -1906,16 +1905,31 @@ fn anchored(p: &Parts<'_>) -> Reading {
             };
             let mut l = link(Rel::Feeds, from, to, reach);
             if reach == Reach::Direct {
-                l.not_through = p.other_medium_parts(&a.iri);
+                // A medium asked: neither through the node's parts that
+                // carry another, nor from or to equipment that does.
+                let parts = p.view.topo.parts(&a.iri);
+                let topo = p.view.topo;
+                let neighbours: Vec<String> = std::iter::once(a.iri.clone())
+                    .chain(parts.iter().cloned())
+                    .flat_map(|n| {
+                        if downstream {
+                            topo.out_of(&n, TopoRel::Feeds)
+                        } else {
+                            topo.into(&n, TopoRel::Feeds)
+                        }
+                    })
+                    .collect();
+                l.not_through = p.other_medium(parts);
+                plan.excluded.extend(p.other_medium(neighbours));
             }
             plan.body.links.push(l);
             // The supply inside the node (its damper feeding its coil) is
             // not what feeds it or what it feeds; a chain may also come
             // back to what the node is part of.
-            plan.not_family_of.push(a.iri.clone());
-            plan.not_family_of.extend(p.view.topo.parts(&a.iri));
+            plan.excluded.push(a.iri.clone());
+            plan.excluded.extend(p.view.topo.parts(&a.iri));
             if reach == Reach::Transitive {
-                plan.not_family_of.extend(p.view.topo.containers(&a.iri));
+                plan.excluded.extend(p.view.topo.containers(&a.iri));
             }
             plan.understood = format!(
                 "{what} {} {name}{}",

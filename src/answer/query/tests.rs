@@ -443,6 +443,10 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     assert_eq!(got, set(&["CHWP-1"]));
     let (_, got) = ask(&b, "what supplies hot water to ahu-1").await;
     assert_eq!(got, set(&["HWP-1"]));
+    let (_, got) = ask(&b, "where does CH-1 get its condenser water from").await;
+    assert_eq!(got, set(&["CWP-1"]));
+    let (_, got) = ask(&b, "what feeds CH-1").await;
+    assert_eq!(got, set(&["CHWP-1", "CWP-1"]));
     let (_, got) = ask(&b, "where does VAV-1 get its air from").await;
     assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]));
     let (_, got) = ask(&b, "what feeds VAV-1").await;
