@@ -199,6 +199,9 @@ struct Parts<'a> {
     /// narrowed by a word of its subclass's label ("reheat"), a word of a
     /// named node's name said beside it, a whole-building scope.
     explained: Vec<Span>,
+    /// Where the grounder found kinds, before any rule dropped one: a
+    /// relation word inside one ("supply" of "supply fan") is no relation.
+    kind_spans: Vec<Span>,
 }
 
 /// A point type grounded below this confidence was inferred loosely from
@@ -243,6 +246,7 @@ impl<'a> Parts<'a> {
             loose: false,
             unsure: false,
             explained: Vec::new(),
+            kind_spans: Vec::new(),
         };
         let g = &q.grounding;
         let mut found: Vec<(String, Span)> = Vec::new();
@@ -260,6 +264,7 @@ impl<'a> Parts<'a> {
         for e in g.entities.iter().filter(|e| e.kind == EntityKind::Class) {
             found.push((e.iri.clone(), e.span));
         }
+        p.kind_spans = found.iter().map(|(_, s)| *s).collect();
         for (iri, span) in found {
             if p.nodes.iter().any(|n| n.span.covers(span)) {
                 continue;
@@ -404,18 +409,31 @@ impl<'a> Parts<'a> {
     /// "the core zone AHU (Core_ZN-ZN-PSZ-AC-1-Unitary-HP)": a word in the
     /// name of a node the question names restates that name.
     fn name_words(&mut self) {
-        // "rtu-1 ZoneTemp": a node said right before one of its points or
-        // parts only says whose it is.
+        // "rtu-1 ZoneTemp", "the supply fan of ahu-1": a node said right
+        // before one of its points or parts, or after it with "of", only
+        // says whose it is.
         let topo = self.view.topo;
+        let owns = |a: &str, b: &str| {
+            topo.out_of(a, TopoRel::HasPoint).iter().any(|n| n == b)
+                || topo.parts(a).iter().any(|n| n == b)
+        };
         let mut k = 0;
         while k + 1 < self.nodes.len() {
             let (a, b) = (&self.nodes[k], &self.nodes[k + 1]);
-            let beside = a.span.end <= b.span.start
-                && self.lower[a.span.end..b.span.start].trim().is_empty();
-            let owns = topo.out_of(&a.iri, TopoRel::HasPoint).contains(&b.iri)
-                || topo.parts(&a.iri).contains(&b.iri);
-            if beside && owns {
-                let owner = self.nodes.remove(k);
+            let gap = if a.span.end <= b.span.start {
+                self.lower[a.span.end..b.span.start].trim()
+            } else {
+                "-"
+            };
+            let owner = if gap.is_empty() && owns(&a.iri, &b.iri) {
+                Some(k)
+            } else if matches!(gap, "of" | "of the" | "on" | "on the") && owns(&b.iri, &a.iri) {
+                Some(k + 1)
+            } else {
+                None
+            };
+            if let Some(at) = owner {
+                let owner = self.nodes.remove(at);
                 self.explained.push(owner.span);
                 self.context.push(owner.iri);
             } else {
@@ -1197,6 +1215,13 @@ impl<'a> Parts<'a> {
 
     /// Byte offsets where a cue's words or phrases occur.
     fn cue_at(&self, cue: Cue) -> Vec<usize> {
+        let mut out: Vec<usize> = self.cue_spans(cue).into_iter().map(|s| s.start).collect();
+        out.dedup();
+        out
+    }
+
+    /// Where a cue's words or phrases occur, in text order.
+    fn cue_spans(&self, cue: Cue) -> Vec<Span> {
         let mut out = Vec::new();
         for entry in self.cues.list(cue) {
             if entry.chars().all(char::is_alphanumeric) {
@@ -1204,14 +1229,16 @@ impl<'a> Parts<'a> {
                     self.words
                         .iter()
                         .filter(|w| w.text == *entry)
-                        .map(|w| w.span.start),
+                        .map(|w| w.span),
                 );
             } else {
-                out.extend(crate::text::phrase_at(self.lower, entry));
+                out.extend(crate::text::phrase_at(self.lower, entry).map(|start| Span {
+                    start,
+                    end: start + entry.len(),
+                }));
             }
         }
-        out.sort_unstable();
-        out.dedup();
+        out.sort_unstable_by_key(|s| (s.start, s.end));
         out
     }
 
@@ -1267,10 +1294,23 @@ impl<'a> Parts<'a> {
             || (!wh && self.nodes.len() == 1 && self.words.get(1).is_some_and(|w| w.text == "got"))
     }
 
+    /// Where a word of supply stands as a relation, not inside the name
+    /// of a kind ("supply fan", "supply air temperature sensor").
+    fn supply_cue_at(&self, cue: Cue) -> Vec<usize> {
+        let mut at: Vec<usize> = self
+            .cue_spans(cue)
+            .into_iter()
+            .filter(|c| !self.kind_spans.iter().any(|s| s.covers(*c)))
+            .map(|c| c.start)
+            .collect();
+        at.dedup();
+        at
+    }
+
     fn feeds_words(&self) -> bool {
-        self.has(Cue::FeedVerb)
-            || self.has(Cue::Upstream)
-            || self.has(Cue::Downstream)
+        [Cue::FeedVerb, Cue::Upstream, Cue::Downstream]
+            .iter()
+            .any(|&c| !self.supply_cue_at(c).is_empty())
             || self.lower.contains("->")
             || self.has(Cue::On)
     }
@@ -1283,7 +1323,7 @@ impl<'a> Parts<'a> {
     fn relation(&self) -> Option<(Rel, usize)> {
         let mut found: Vec<(usize, Rel)> = Vec::new();
         for cue in [Cue::FeedVerb, Cue::Upstream, Cue::Downstream] {
-            found.extend(self.cue_at(cue).into_iter().map(|p| (p, Rel::Feeds)));
+            found.extend(self.supply_cue_at(cue).into_iter().map(|p| (p, Rel::Feeds)));
         }
         if let Some(p) = self.lower.find("->") {
             found.push((p, Rel::Feeds));

@@ -457,3 +457,21 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     let (_, got) = ask_answered(&b, "what feeds HW-SYS").await;
     assert_eq!(got, set(&["B-1", "HWP-1"]));
 }
+
+#[tokio::test]
+async fn a_supply_word_inside_a_kind_s_name_is_no_relation() {
+    let Some(b) = building("coils.ttl").await else {
+        return;
+    };
+    // "supply" of "supply fan" asks for the fan, not what feeds it.
+    let (_, got) = ask_answered(&b, "what is the supply fan of ahu-1").await;
+    assert_eq!(got, set(&["AHU-1_SF"]));
+    let (_, got) = ask_answered(&b, "which supply fan does AHU-1 have").await;
+    assert_eq!(got, set(&["AHU-1_SF"]));
+    // As a verb it is one.
+    let (_, got) = ask(&b, "what does AHU-1 supply").await;
+    assert_eq!(got, set(&["VAV-1"]));
+    // "pump to" reaches past the kind "pump": a relation.
+    let (_, got) = ask(&b, "where does chwp-1 pump to").await;
+    assert_eq!(got, set(&["AHU-1_CC", "CH-1"]));
+}
