@@ -1893,6 +1893,22 @@ fn anchored(p: &Parts<'_>) -> Reading {
             _ if !p.context.is_empty() && p.classes.is_empty() => {
                 return named_through(p, a, shape);
             }
+            // "what's in room a-390": what is located in the named place.
+            _ if p.classes.is_empty()
+                && p.is_location(&a.iri)
+                && p.lower[..a.span.start].trim_end().ends_with(" in") =>
+            {
+                if !p.has_edges(Rel::Location) {
+                    return unsupported(p, Rel::Location);
+                }
+                let body = Block {
+                    links: vec![link(Rel::Location, x, anchor, Reach::Transitive)],
+                    ..Block::default()
+                };
+                let understood =
+                    format!("{}what is in {name}", if count { "how many: " } else { "" });
+                return Reading::Plan(Box::new(Plan::new(shape, X, body, understood)));
+            }
             _ => return Reading::NotGraph,
         },
     };
@@ -2062,7 +2078,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
                 w[0].span.end <= w[1].span.start
                     && matches!(
                         p.lower[w[0].span.end..w[1].span.start].trim(),
-                        "and" | "&" | "/" | "," | "or" | "and which" | "and what"
+                        "and" | "&" | "+" | "plus" | "/" | "," | "or" | "and which" | "and what"
                     )
             });
             let reach = if specific.is_some() {

@@ -475,3 +475,17 @@ async fn a_supply_word_inside_a_kind_s_name_is_no_relation() {
     let (_, got) = ask(&b, "where does chwp-1 pump to").await;
     assert_eq!(got, set(&["AHU-1_CC", "CH-1"]));
 }
+
+#[tokio::test]
+async fn what_is_in_a_named_place_is_what_is_located_in_it() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    let (_, got) = ask(&b, "what is in room 102").await;
+    assert_eq!(got, set(&["VAV-1"]));
+    // A floor holds what is in its rooms.
+    let (_, got) = ask(&b, "what's in floor 1").await;
+    assert_eq!(got, set(&["AHU-1", "VAV-1"]));
+    let (shape, got) = ask(&b, "how many things are in floor 1").await;
+    assert_eq!((shape, got), (Shape::Count, set(&["AHU-1", "VAV-1"])));
+}
