@@ -644,6 +644,35 @@ async fn draft(
         Shape::List if n == 0 => {
             format!("None: the building graph has nothing that matches ({understood}).")
         }
+        // "what class is AHU-2 SAT": the node and the classes it is typed.
+        Shape::List if plan.typed && n > 0 => {
+            let said: Vec<String> = r
+                .items
+                .iter()
+                .take(MAX_NAMED)
+                .map(|i| {
+                    let kinds: Vec<String> = view
+                        .topo
+                        .types(i)
+                        .iter()
+                        .map(|t| {
+                            format!(
+                                "{} ({})",
+                                read::class_words(view, t),
+                                crate::vocab::local_name(t)
+                            )
+                        })
+                        .collect();
+                    if kinds.is_empty() {
+                        format!("the model gives {} no type", name_of(view, i))
+                    } else {
+                        format!("{} is typed {}", name_of(view, i), kinds.join(", "))
+                    }
+                })
+                .collect();
+            // Names as the model writes them, never capitalised.
+            format!("{}.", said.join("; "))
+        }
         Shape::List if q.reading.yes_no => {
             format!("Yes: {understood}: {n} — {}.", names(view, &r.items, &via))
         }
@@ -723,7 +752,7 @@ async fn draft(
         .any(|e| e.iri == crate::vocab::brick("Class"));
     let mut typed: Vec<String> = Vec::new();
     let mut text = text;
-    if asks_class && matches!(plan.shape, Shape::List) && n > 0 {
+    if (asks_class || plan.typed) && matches!(plan.shape, Shape::List) && n > 0 {
         for i in r.items.iter().take(MAX_NAMED) {
             for t in view.topo.types(i) {
                 if !typed.contains(t) {
@@ -731,7 +760,8 @@ async fn draft(
                 }
             }
         }
-        if !typed.is_empty() {
+        // (A question for the kind says the classes in its sentence.)
+        if !typed.is_empty() && !plan.typed {
             let said: Vec<String> = typed
                 .iter()
                 .map(|t| {

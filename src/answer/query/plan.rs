@@ -316,6 +316,9 @@ pub struct Plan {
     /// A class was read loosely from the words: an empty result is not
     /// trusted as "none".
     pub loose: bool,
+    /// The answer is the named node's kind ("what class is AHU-2 SAT"):
+    /// said with the classes the node is typed.
+    pub typed: bool,
 }
 
 /// Longest list of witnesses a yes/no query fetches.
@@ -335,6 +338,7 @@ impl Plan {
             understood,
             cited: Vec::new(),
             loose: false,
+            typed: false,
         }
     }
 

@@ -1277,6 +1277,25 @@ impl<'a> Parts<'a> {
         self.words.first().map_or("", |w| w.text.as_str())
     }
 
+    /// Asks what kind a named thing is: "what/which" with "kind", "type",
+    /// "sort" or "class" (as a word, or Brick's `Class` grounded), no
+    /// relation word, and no kind named but generic ones ("point",
+    /// "equipment": what the thing is said to be).
+    fn asks_kind(&self) -> bool {
+        let wh = matches!(self.first_word(), "what" | "which" | "whats");
+        let kind_word = self
+            .words
+            .iter()
+            .any(|w| matches!(w.text.as_str(), "kind" | "type" | "sort" | "class"));
+        wh && kind_word
+            && self.relation().is_none()
+            && !self.has(Cue::On)
+            && self
+                .classes
+                .iter()
+                .all(|c| c.generic || c.iri == vocab::brick("Class"))
+    }
+
     /// Asked yes or no.
     fn yes_no(&self) -> bool {
         let first = self.first_word();
@@ -1841,6 +1860,21 @@ fn anchored(p: &Parts<'_>) -> Reading {
             return Reading::NotGraph;
         }
         return Reading::Plan(Box::new(Plan::new(Shape::Unit, X, body, understood)));
+    }
+    // "what class is the ahu-2 sat point", "what kind of equipment is
+    // CHWP-2": the node's kind, not its points or parts.
+    if p.asks_kind() {
+        let mut plan = Plan::new(
+            shape,
+            X,
+            Block {
+                values: vec![(X.to_owned(), a.iri.clone())],
+                ..Block::default()
+            },
+            format!("the kind of {name}"),
+        );
+        plan.typed = true;
+        return Reading::Plan(Box::new(plan));
     }
     // "which sensor measures discharge air temp on vav1": the node named
     // through another is the answer; the generic word only says what it is.

@@ -489,3 +489,35 @@ async fn what_is_in_a_named_place_is_what_is_located_in_it() {
     let (shape, got) = ask(&b, "how many things are in floor 1").await;
     assert_eq!((shape, got), (Shape::Count, set(&["AHU-1", "VAV-1"])));
 }
+
+#[tokio::test]
+async fn what_kind_a_named_node_is_is_the_node_with_its_classes() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    let view = GraphView::new(&b.topo, &b.onto);
+    for text in [
+        "what kind of sensor is VAV-1 ZNT",
+        "what class is the ahu-1 sat point",
+        "what is the brick class of AHU-1 SAT",
+        "which type of equipment is VAV-2",
+    ] {
+        let q = Question::read(text, &b.grounder, &b.cues, view);
+        let Reading::Plan(plan) = read::read(&q, &b.cues, view) else {
+            panic!("{text:?} was not composed");
+        };
+        assert!(plan.typed, "{text:?}: {}", plan.understood);
+    }
+    let (_, got) = ask(&b, "what kind of sensor is VAV-1 ZNT").await;
+    assert_eq!(got, set(&["VAV-1_ZNT"]));
+    // Kinds asked of a relation are no question for the node's kind.
+    let q = Question::read(
+        "what kind of boxes does AHU-1 feed",
+        &b.grounder,
+        &b.cues,
+        view,
+    );
+    if let Reading::Plan(plan) = read::read(&q, &b.cues, view) {
+        assert!(!plan.typed);
+    }
+}
