@@ -2064,7 +2064,13 @@ fn anchored(p: &Parts<'_>) -> Reading {
                     .links
                     .push(link(Rel::Point, anchor.clone(), x.clone(), Reach::Direct));
             }
-            let point = p.classes.iter().rfind(|c| c.point && !c.generic);
+            // A kind of point narrows even when it has many kinds under it
+            // ("the setpoints on AHU-1", "the sensors on VAV-3-02"); only
+            // "points" itself asks for them all.
+            let point = p
+                .classes
+                .iter()
+                .rfind(|c| c.point && c.iri != vocab::brick("Point"));
             let what = point.map_or_else(|| "points".to_owned(), |c| p.class_name(c));
             if let Some(c) = point {
                 plan.body.types.push((x.clone(), c.iri.clone()));

@@ -521,3 +521,16 @@ async fn what_kind_a_named_node_is_is_the_node_with_its_classes() {
         assert!(!plan.typed);
     }
 }
+
+#[tokio::test]
+async fn a_kind_of_point_narrows_though_many_kinds_are_under_it() {
+    let Some(b) = building("coils.ttl").await else {
+        return;
+    };
+    let (_, got) = ask(&b, "what are the setpoints on ahu-1").await;
+    assert_eq!(got, set(&["AHU-1_SAT-SP"]));
+    let (_, got) = ask(&b, "which sensors does AHU-1 have").await;
+    assert_eq!(got, set(&["AHU-1_SAT"]));
+    let (_, got) = ask(&b, "list the points on ahu-1").await;
+    assert_eq!(got, set(&["AHU-1_SAT", "AHU-1_SAT-SP", "AHU-1_SF-CMD"]));
+}
