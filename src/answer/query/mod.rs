@@ -623,6 +623,16 @@ fn between_parts(view: GraphView<'_>, from: &str, to: &str) -> Vec<String> {
     Vec::new()
 }
 
+/// A class as an answer says it: its words and its name ("Supply Air
+/// Temperature Sensor (Supply_Air_Temperature_Sensor)").
+fn class_said(view: GraphView<'_>, class: &str) -> String {
+    format!(
+        "{} ({})",
+        read::class_words(view, class),
+        crate::vocab::local_name(class)
+    )
+}
+
 /// The answer from the result: text, evidence by source file, limitations.
 async fn draft(
     store: &dyn GraphStore,
@@ -655,13 +665,7 @@ async fn draft(
                         .topo
                         .types(i)
                         .iter()
-                        .map(|t| {
-                            format!(
-                                "{} ({})",
-                                read::class_words(view, t),
-                                crate::vocab::local_name(t)
-                            )
-                        })
+                        .map(|t| class_said(view, t))
                         .collect();
                     if kinds.is_empty() {
                         format!("the model gives {} no type", name_of(view, i))
@@ -762,16 +766,7 @@ async fn draft(
         }
         // (A question for the kind says the classes in its sentence.)
         if !typed.is_empty() && !plan.typed {
-            let said: Vec<String> = typed
-                .iter()
-                .map(|t| {
-                    format!(
-                        "{} ({})",
-                        read::class_words(view, t),
-                        crate::vocab::local_name(t)
-                    )
-                })
-                .collect();
+            let said: Vec<String> = typed.iter().map(|t| class_said(view, t)).collect();
             text.push_str(&format!(" Typed: {}.", said.join(", ")));
         }
     }
