@@ -309,13 +309,7 @@ fn members_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
         return None;
     }
     let var = plan::Slot::var(x);
-    let link = |rel, from, to, reach| plan::Link {
-        rel,
-        from,
-        to,
-        reach,
-        not_through: Vec::new(),
-    };
+    let link = read::link;
     let body = plan::Block {
         links: vec![
             link(
@@ -366,13 +360,12 @@ fn instead(plan: &Plan, r: &GraphResult) -> Option<String> {
         Shape::List,
         "x",
         plan::Block {
-            links: vec![plan::Link {
-                rel: l.rel,
-                from: plan::Slot::var("x"),
-                to: plan::Slot::Node(to.clone()),
-                reach: plan::Reach::Direct,
-                not_through: Vec::new(),
-            }],
+            links: vec![read::link(
+                l.rel,
+                plan::Slot::var("x"),
+                plan::Slot::Node(to.clone()),
+                plan::Reach::Direct,
+            )],
             ..plan::Block::default()
         },
         String::new(),

@@ -1159,35 +1159,35 @@ impl<'a> Parts<'a> {
         self.words.iter().any(|w| self.medium_word(w))
     }
 
-    /// The medium a supply relation is asked of, as Brick tag names: the
-    /// medium word and the kind written before it ("chilled water" →
-    /// Water, Chilled; "its air" → Air).
-    fn medium(&self) -> Option<(String, Option<String>)> {
+    /// The medium a supply relation is asked of: the medium word and the
+    /// kind written before it ("chilled water" → water, chilled; "its air"
+    /// → air).
+    fn medium(&self) -> Option<(&str, Option<&str>)> {
         let at = self.words.iter().position(|w| self.medium_word(w))?;
         let kind = at
             .checked_sub(1)
             .map(|i| self.words[i].text.as_str())
-            .filter(|t| MEDIUM_KINDS.contains(t))
-            .map(tag_name);
-        Some((tag_name(&self.words[at].text), kind))
+            .filter(|t| MEDIUM_KINDS.contains(t));
+        Some((self.words[at].text.as_str(), kind))
     }
 
-    /// Of `nodes`, those whose kind carries another medium than the one
-    /// asked, by their classes' Brick tags: asked for air, a hot-water
-    /// reheat coil (tags Hot, Water); asked for condenser water, a chilled
-    /// water pump. A node whose tags name no medium (a supply fan, a
-    /// chiller) is kept.
-    fn other_medium(&self, nodes: Vec<String>) -> Vec<String> {
-        let Some((medium, kind)) = self.medium() else {
-            return Vec::new();
-        };
-        let named = |tags: &std::collections::BTreeSet<String>, words: &[&str]| -> Vec<String> {
-            words
-                .iter()
-                .map(|w| tag_name(w))
-                .filter(|t| tags.contains(&format!("{}{t}", vocab::TAG)))
-                .collect()
-        };
+    /// Of `nodes`, those whose kind carries another medium than `medium`
+    /// (from [`Self::medium`]), by their classes' Brick tags (the words
+    /// read as Brick tags as Haystack markers are): asked for air, a
+    /// hot-water reheat coil (tags Hot, Water); asked for condenser water,
+    /// a chilled water pump. A node whose tags name no medium (a supply
+    /// fan, a chiller) is kept.
+    fn other_medium(&self, medium: (&str, Option<&str>), nodes: Vec<String>) -> Vec<String> {
+        let (medium, kind) = medium;
+        let onto = self.view.onto;
+        let named =
+            |tags: &std::collections::BTreeSet<String>, words: &[&'a str]| -> Vec<&'a str> {
+                words
+                    .iter()
+                    .copied()
+                    .filter(|w| onto.brick_tags_for(w).iter().any(|t| tags.contains(t)))
+                    .collect()
+            };
         let media: Vec<&str> = self
             .cues
             .list(Cue::Medium)
@@ -1206,9 +1206,7 @@ impl<'a> Parts<'a> {
                 let carried = named(&tags, &media);
                 let kinds = named(&tags, MEDIUM_KINDS);
                 (!carried.is_empty() && !carried.contains(&medium))
-                    || kind
-                        .as_ref()
-                        .is_some_and(|k| !kinds.is_empty() && !kinds.contains(k))
+                    || kind.is_some_and(|k| !kinds.is_empty() && !kinds.contains(&k))
             })
             .collect()
     }
@@ -1453,7 +1451,7 @@ fn last_number(name: &str) -> Option<u64> {
         .and_then(|s| s.parse().ok())
 }
 
-fn link(rel: Rel, from: Slot, to: Slot, reach: Reach) -> Link {
+pub(super) fn link(rel: Rel, from: Slot, to: Slot, reach: Reach) -> Link {
     Link {
         rel,
         from,
@@ -1467,14 +1465,6 @@ const X: &str = "x";
 
 /// Words that, before a medium, say which kind of it ("chilled water").
 const MEDIUM_KINDS: &[&str] = &["chilled", "hot", "condenser"];
-
-/// A word as Brick writes the tag of that name ("chilled" → Chilled).
-fn tag_name(word: &str) -> String {
-    let mut c = word.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
 
 /// Reads a question into a plan.
 pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
@@ -1994,11 +1984,12 @@ fn anchored(p: &Parts<'_>) -> Reading {
                 (x.clone(), anchor.clone())
             };
             let mut l = link(Rel::Feeds, from, to, reach);
-            if reach == Reach::Direct {
+            let topo = p.view.topo;
+            let parts = topo.parts(&a.iri);
+            let medium = p.medium().filter(|_| reach == Reach::Direct);
+            if let Some(medium) = medium {
                 // A medium asked: neither through the node's parts that
                 // carry another, nor from or to equipment that does.
-                let parts = p.view.topo.parts(&a.iri);
-                let topo = p.view.topo;
                 let neighbours: Vec<String> = std::iter::once(a.iri.clone())
                     .chain(parts.iter().cloned())
                     .flat_map(|n| {
@@ -2009,26 +2000,25 @@ fn anchored(p: &Parts<'_>) -> Reading {
                         }
                     })
                     .collect();
-                l.not_through = p.other_medium(parts);
-                plan.excluded.extend(p.other_medium(neighbours));
+                l.not_through = p.other_medium(medium, parts.clone());
+                plan.excluded.extend(p.other_medium(medium, neighbours));
             }
             plan.body.links.push(l);
             // The supply inside the node (its damper feeding its coil) is
             // not what feeds it or what it feeds; a chain may also come
             // back to what the node is part of.
             plan.excluded.push(a.iri.clone());
-            plan.excluded.extend(p.view.topo.parts(&a.iri));
+            plan.excluded.extend(parts);
             if reach == Reach::Transitive {
                 plan.excluded.extend(p.view.topo.containers(&a.iri));
             }
             plan.understood = format!(
                 "{what} {} {name}{}",
                 if downstream { "is fed by" } else { "feeds" },
-                match (reach, p.medium()) {
+                match (reach, medium) {
                     (Reach::Direct, Some((medium, kind))) => format!(
                         " directly ({})",
-                        kind.map_or(medium.to_lowercase(), |k| format!("{k} {medium}")
-                            .to_lowercase())
+                        kind.map_or(medium.to_owned(), |k| format!("{k} {medium}"))
                     ),
                     (Reach::Direct, None) => " directly".to_owned(),
                     _ => ", through any chain of supply".to_owned(),
