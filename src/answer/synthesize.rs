@@ -110,12 +110,20 @@ impl<'a> Focus<'a> {
 /// ("supply air temperature" holds the question's "SAT"), in focus order.
 pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
     let mut ws = words(without_list_number(text));
-    // "high-limit" holds "high" and "limit" too.
+    // "high-limit" holds "high" and "limit" too; the number of a name
+    // ("HWP-1", "AHU-2") is not a number the sentence states: "stage 1"
+    // is not held by "the lead hot-water pump HWP-1".
     let parts: Vec<String> = ws
         .iter()
         .filter(|w| w.contains('-'))
-        .flat_map(|w| w.split('-').map(str::to_owned).collect::<Vec<_>>())
-        .filter(|p| !p.is_empty())
+        .flat_map(|w| {
+            let named = w.chars().any(|c| c.is_alphabetic());
+            w.split('-')
+                .filter(|p| !p.is_empty())
+                .filter(|p| !(named && p.chars().all(|c| c.is_ascii_digit())))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
         .collect();
     ws.extend(parts);
     let by_form: Vec<&String> = focus
@@ -614,6 +622,23 @@ mod tests {
             matched_terms(Focus::plain(&f), "1 supply fan runs"),
             ["1", "supply"]
         );
+    }
+
+    /// The number of a name ("HWP-1", "AHU-1") is not a number the
+    /// sentence states; the words of a hyphenated word still count.
+    #[test]
+    fn the_number_of_a_name_is_no_term() {
+        let f = focus(&["stage", "1", "high", "limit"]);
+        let pump = "Stage 3 starts the lead hot-water pump HWP-1 at its high-limit.";
+        assert_eq!(
+            matched_terms(Focus::plain(&f), pump),
+            ["stage", "high", "limit"]
+        );
+        assert_eq!(
+            matched_terms(Focus::plain(&f), "Stage 1 clears after 15 minutes."),
+            ["stage", "1"]
+        );
+        assert_eq!(matched_terms(Focus::plain(&f), "rows 1-4"), ["1"]);
     }
 
     #[test]

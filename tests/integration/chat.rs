@@ -265,6 +265,15 @@ async fn the_boilers_are_answered_from_their_passage_not_the_chillers() {
     // A question about the chillers is still answered from theirs.
     let v = chat("how often do the chillers swap lead and lag?").await;
     assert_answer(&v, &[], &["first day of each month"], &[]);
+    // Typed as engineers abbreviate it, it is the same question; the
+    // answer says how it was read.
+    let v = chat("how often do the blrs swap lead and lag?").await;
+    assert_answer(&v, &[], &["B-1 and B-2 swap", "15th"], &[]);
+    let limitations = v["answer"]["limitations"].as_str().unwrap();
+    assert!(
+        limitations.contains("\"how often do the boilers swap lead and lag?\""),
+        "{limitations}"
+    );
 }
 
 #[tokio::test]
