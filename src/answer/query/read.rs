@@ -2186,9 +2186,13 @@ fn feeds_down(p: &Parts<'_>, a: &NodeMention, verb: usize) -> bool {
     if let Some(&u) = p.cue_at(Cue::Upstream).first() {
         return before(u);
     }
-    // "which VAVs on AHU-1": the node after "on" supplies.
-    if p.relation().is_none() && p.first(Cue::On).is_some_and(before) {
-        return true;
+    // "which VAVs on AHU-1": the node after "on" supplies; "which AHU is
+    // VAV-2-14 on", "VAV-2-14 hangs off which AHU": the node before it is
+    // supplied.
+    if p.relation().is_none()
+        && let Some(on) = p.first(Cue::On)
+    {
+        return before(on);
     }
     // "boxes that get air from AHU-1" (the node supplies), "where does
     // VAV-2-14 get its air from" (the node is supplied).

@@ -340,6 +340,14 @@ async fn everyday_wording_of_supply_and_place() {
     // "hang off" like "on": the node after it supplies.
     let (_, got) = ask(&b, "what vavs hang off ahu-1").await;
     assert_eq!(got, set(&["VAV-1", "VAV-2"]));
+    // "on" after the node, its kind asked before it: the node is supplied.
+    for q in [
+        "which ahu is vav-1 on",
+        "vav-1 hangs off which ahu",
+        "vav-1 on which air handler?",
+    ] {
+        assert_eq!(ask(&b, q).await.1, set(&["AHU-1"]), "{q}");
+    }
     // "where does … feed" asks where the supply goes, not where it is.
     let (_, got) = ask(&b, "where does ch-1 feed").await;
     assert_eq!(got, set(&["AHU-1"]));
