@@ -148,7 +148,10 @@ pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
     dated(w)
         .iter()
         .filter(|x| {
-            !cues.is(Cue::FunctionWord, x) && !cues.is(Cue::StopWord, x) && !named.contains(x)
+            ![Cue::FunctionWord, Cue::StopWord, Cue::FrameWord]
+                .iter()
+                .any(|c| cues.is(*c, x))
+                && !named.contains(x)
         })
         .map(|x| stem(x))
         .fold(Vec::new(), |mut acc, x| {
@@ -430,6 +433,16 @@ mod tests {
             false,
         );
         assert_eq!(f.focus, ["damper", "clos", "room", "though", "unoccupi"]);
+        // Light verbs frame an everyday question; what the system does
+        // ("start", "shut") and the idioms that qualify it are terms.
+        let f = read_q(
+            &c,
+            "what has to happen before the relief fan starts, and what kicks it off straight away?",
+            &g(vec![]),
+            false,
+            false,
+        );
+        assert_eq!(f.focus, ["relief", "fan", "start", "straight", "away"]);
     }
 
     fn point(class: &str, span: crate::ground::Span) -> crate::ground::PointType {

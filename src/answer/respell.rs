@@ -68,6 +68,7 @@ impl Spelling {
                 "{PREFIXES}SELECT ?kind ?short ?words WHERE {{ ?s dq:spelledOut ?words . \
                  {{ ?s a dq:Shorthand ; dq:shortText ?short . BIND(\"shorthand\" AS ?kind) }} \
                  UNION {{ ?s a dq:Alias ; dq:aliasText ?short . BIND(\"alias\" AS ?kind) }} \
+                 UNION {{ ?s a dq:Paraphrase ; dq:phraseText ?short . BIND(\"paraphrase\" AS ?kind) }} \
                  }} ORDER BY ?short ?words"
             ),
         )
@@ -78,7 +79,19 @@ impl Spelling {
             .map(|r| (r.string("short").to_lowercase(), r.string("words")))
             .collect();
         let mut spelling = Self::new(spelled, grounder.words(), cues);
-        spelling.set_forms(rows.iter().map(|r| (r.string("short"), r.string("words"))));
+        let (paraphrases, abbreviations): (Vec<_>, Vec<_>) = rows
+            .iter()
+            .partition(|r| r.str("kind") == Some("paraphrase"));
+        spelling.set_forms(
+            abbreviations
+                .iter()
+                .map(|r| (r.string("short"), r.string("words"))),
+        );
+        spelling.add_paraphrases(
+            paraphrases
+                .iter()
+                .map(|r| (r.string("short"), r.string("words"))),
+        );
         tracing::info!(
             forms = spelling.forms.len(),
             "abbreviations and their words"
@@ -111,6 +124,20 @@ impl Spelling {
             .chain(siblings)
             .filter(|(a, b)| !a.is_empty() && !b.is_empty() && !a.iter().any(|w| b.contains(w)))
             .collect();
+    }
+
+    /// Adds everyday words and the words a sequence states the same thing
+    /// in ("shortest" / "minimum", "shut" / "disabled"): forms of each
+    /// other as an abbreviation and its words are, but two paraphrases of
+    /// one word are not forms of each other ("shortest" and "lowest" both
+    /// read "minimum"; a lowest temperature is no shortest time).
+    pub fn add_paraphrases(&mut self, pairs: impl IntoIterator<Item = (String, String)>) {
+        let more: Vec<(Vec<String>, Vec<String>)> = pairs
+            .into_iter()
+            .map(|(said, meant)| (stems(&said), stems(&meant)))
+            .filter(|(a, b)| !a.is_empty() && !b.is_empty() && !a.iter().any(|w| b.contains(w)))
+            .collect();
+        self.forms.extend(more);
     }
 
     /// The other forms of a question's focus terms: for each abbreviation
@@ -505,6 +532,43 @@ mod tests {
             }]
         );
         assert!(s.equivalents(&focus(&["supply", "fan"])).is_empty());
+    }
+
+    /// An everyday word and the sequence's word for it are forms of each
+    /// other; two everyday words for one sequence word are not.
+    #[test]
+    fn a_paraphrase_is_a_form_but_not_of_its_siblings() {
+        let mut s = spelling();
+        s.add_paraphrases([
+            ("shortest".into(), "minimum".into()),
+            ("lowest".into(), "minimum".into()),
+        ]);
+        let focus = |ws: &[&str]| ws.iter().map(|w| crate::text::stem(w)).collect::<Vec<_>>();
+        assert_eq!(
+            s.equivalents(&focus(&["shortest", "run", "time"])),
+            [Equivalent {
+                terms: vec!["shortest".into()],
+                form: vec!["minimum".into()],
+            }]
+        );
+        assert_eq!(
+            s.equivalents(&focus(&["minimum", "temperature"])),
+            [
+                Equivalent {
+                    terms: vec!["minimum".into()],
+                    form: vec!["shortest".into()],
+                },
+                Equivalent {
+                    terms: vec!["minimum".into()],
+                    form: vec!["lowest".into()],
+                },
+            ]
+        );
+        assert!(
+            s.equivalents(&focus(&["lowest", "temperature"]))
+                .iter()
+                .all(|e| e.form != ["shortest"])
+        );
     }
 
     #[test]

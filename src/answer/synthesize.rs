@@ -33,6 +33,9 @@ pub(crate) fn term_matches(term: &str, word: &str) -> bool {
     }
     (term.len() >= 3 && w.starts_with(term))
         || (w.len() >= 4 && term.starts_with(&w))
+        // The plural of a short word the stemmer leaves whole: "ahus" is
+        // held by "AHU-1", "fans" by "fan".
+        || (w.len() == 3 && term.strip_suffix('s') == Some(w.as_str()))
         || superlative_root(term).is_some_and(|root| degree_of(root, word, &w))
 }
 
@@ -639,6 +642,19 @@ mod tests {
             ["stage", "1"]
         );
         assert_eq!(matched_terms(Focus::plain(&f), "rows 1-4"), ["1"]);
+    }
+
+    /// The plural of a short word the stemmer leaves whole is held by the
+    /// word: "ahus" by "AHU-1", "fans" by "fan"; not every word ending in
+    /// the same letters is one ("ahus" is not "ahead").
+    #[test]
+    fn a_short_plural_is_held_by_its_singular() {
+        let f = focus(&["ahus", "fans"]);
+        assert_eq!(
+            matched_terms(Focus::plain(&f), "AHU-1 supply fan status"),
+            ["ahus", "fans"]
+        );
+        assert!(matched_terms(Focus::plain(&f), "ahead of the fanatics").is_empty());
     }
 
     #[test]

@@ -142,6 +142,58 @@ async fn g36_table_lookups_answer_in_several_wordings_and_the_rest_abstains() {
         assert!(answer.contains("Fixed dry bulb"), "{query}: {answer}");
     }
 
+    // Asked in everyday verbs the page does not use ("what has to
+    // happen", "kick in", "brings it back out"): its own sentences answer.
+    let page = Html::parse_document(
+        &std::fs::read_to_string(data.join("docs/g36/ZoneGroups_OperationMode.html")).unwrap(),
+    );
+    let words = text(page.root_element());
+    let sentence = |marker: &str| {
+        words
+            .split(". ")
+            .find(|s| s.contains(marker))
+            .unwrap_or_else(|| panic!("no sentence with {marker:?}"))
+            .to_owned()
+    };
+    let warm_up = sentence("no earlier than");
+    let earliest = warm_up
+        .split("no earlier than ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (").next())
+        .unwrap()
+        .to_owned();
+    for query in [
+        "g36: how early is warm-up allowed to kick in before the occupied period?",
+        "in g36, how early can warm-up mode kick in before occupancy starts?",
+    ] {
+        let v = ask(&state, query).await;
+        let answer = answered(&v, query, "ZoneGroups_OperationMode.html");
+        assert!(
+            answer.contains(&earliest),
+            "{query}: {earliest} not in {answer}"
+        );
+    }
+    let setback = sentence("setback mode until");
+    // Its first clause, without the heading the page's text runs into.
+    let clause: Vec<&str> = setback
+        .split(" (")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let opening = clause[clause.len().saturating_sub(6)..].join(" ");
+    for query in [
+        "what has to happen before a g36 zone group goes into setback, and what brings it back out?",
+        "what keeps a g36 zone group in setback and what takes it back out?",
+    ] {
+        let v = ask(&state, query).await;
+        let answer = answered(&v, query, "ZoneGroups_OperationMode.html");
+        assert!(
+            answer.contains(&opening),
+            "{query}: {opening:?} not in {answer}"
+        );
+    }
+
     // Asked what the pages do not say: abstain, in every wording.
     for query in [
         "g36 default humidity setpoint for a VAV zone?",
