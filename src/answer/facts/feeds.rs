@@ -26,14 +26,28 @@ impl GraphContext<'_> {
         ids.push(subject.clone());
         self.load(&ids).await?;
 
-        if let Some(other) = subjects.get(1) {
+        // A place named beside the equipment ("which boxes does AHU-2
+        // serve on floor 3") narrows what is listed to what is in it: no
+        // feeds path runs to a floor.
+        let place = subjects
+            .get(1)
+            .filter(|o| self.view.is_location(o) && !self.view.is_location(&subject))
+            .cloned();
+        if let Some(other) = subjects.get(1)
+            && place.is_none()
+        {
             self.between(&subject, other, &up, &down, out);
             return Ok(());
         }
-
+        let equipment = [crate::vocab::brick("Equipment")];
+        let filters = match &place {
+            Some(_) if filters.is_empty() => &equipment[..],
+            _ => filters,
+        };
         let matches = |walk: &Walk| -> Vec<String> {
             walk.nodes()
                 .filter(|n| self.view.is_a_any(n, filters))
+                .filter(|n| place.as_deref().is_none_or(|p| self.is_in(n, p)))
                 .map(str::to_owned)
                 .collect()
         };
@@ -55,6 +69,10 @@ impl GraphContext<'_> {
         let count = self.question.reading.count;
         if !filters.is_empty() {
             let class = listing(&self.names(filters));
+            let class = match &place {
+                Some(p) => format!("{class} in {}", self.label(p)),
+                None => class,
+            };
             let mut ids = found.clone();
             for f in &found {
                 ids.extend(walk.path_back(f));
@@ -79,7 +97,10 @@ impl GraphContext<'_> {
                 out.extend(self.fact(text, &subject, ids));
             }
         }
-        if !direct.is_empty() && (filters.is_empty() || found.iter().any(|f| !direct.contains(f))) {
+        if place.is_none()
+            && !direct.is_empty()
+            && (filters.is_empty() || found.iter().any(|f| !direct.contains(f)))
+        {
             let names = listing(&self.names(&direct));
             let text = if dir_up {
                 format!("{s_name} is fed directly by {names}.")
@@ -104,6 +125,18 @@ impl GraphContext<'_> {
             out.extend(self.fact(text, &subject, direct));
         }
         Ok(())
+    }
+
+    /// Whether a node is in a place: the place itself, a part of it (a
+    /// room of the floor), or located in one of those.
+    fn is_in(&self, node: &str, place: &str) -> bool {
+        let topo = self.view.topo;
+        let within = |n: &str| n == place || topo.containers(n).iter().any(|c| c == place);
+        within(node)
+            || topo
+                .out_of(node, crate::topology::Rel::HasLocation)
+                .iter()
+                .any(|l| within(l))
     }
 
     /// Two instances named: is one upstream of the other?

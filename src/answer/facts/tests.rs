@@ -203,6 +203,17 @@ async fn feeds_downstream_counts_and_between_two_nodes() {
         ["No: the graph has no brick:feeds path between VAV-2 and VAV-1."]
     );
     assert!(!facts[0].negative, "a yes/no answer answers");
+
+    // A place named beside the equipment narrows the list to what is in
+    // it (VAV-1 is in Room 102 on Floor 1; VAV-2 is nowhere): no feeds
+    // path is looked for between AHU-1 and a floor.
+    let mut g = entities(vec![named("AHU-1", "AHU-1"), named("Floor_1", "Floor 1")]);
+    g.equipment_types = vec![equipment("Variable_Air_Volume_Box")];
+    let facts = f.facts("which VAVs does AHU-1 serve on Floor 1", g).await;
+    assert_eq!(
+        texts(&facts),
+        ["AHU-1 feeds 1 Variable Air Volume Box in Floor 1 (brick:feeds, transitively): VAV-1."]
+    );
 }
 
 #[tokio::test]

@@ -340,6 +340,13 @@ async fn everyday_wording_of_supply_and_place() {
     // "hang off" like "on": the node after it supplies.
     let (_, got) = ask(&b, "what vavs hang off ahu-1").await;
     assert_eq!(got, set(&["VAV-1", "VAV-2"]));
+    // Everyday verbs of supply.
+    for q in [
+        "what vavs does ahu-1 handle",
+        "which vavs does ahu-1 condition",
+    ] {
+        assert_eq!(ask(&b, q).await.1, set(&["VAV-1", "VAV-2"]), "{q}");
+    }
     // "on" after the node, its kind asked before it: the node is supplied.
     for q in [
         "which ahu is vav-1 on",
