@@ -427,8 +427,8 @@ pub enum Cue {
     /// words the graph reader skips): contractions, pronouns, discourse
     /// adverbs.
     StopWord,
-    /// Light verbs and idioms that frame an everyday question ("what has
-    /// to happen", "kick off", "straight away"): a passage need not hold
+    /// Light verbs that frame an everyday question ("what has to
+    /// happen", "kick off", "take it back out"): a passage need not hold
     /// them.
     FrameWord,
     /// What lacks something ("without", "no").

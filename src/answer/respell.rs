@@ -122,12 +122,12 @@ impl Spelling {
         self.forms = pairs
             .into_iter()
             .chain(siblings)
-            .filter(|(a, b)| !a.is_empty() && !b.is_empty() && !a.iter().any(|w| b.contains(w)))
+            .filter(|(a, b)| other_forms(a, b))
             .collect();
     }
 
     /// Adds everyday words and the words a sequence states the same thing
-    /// in ("shortest" / "minimum", "shut" / "disabled"): forms of each
+    /// in ("shortest" / "minimum", "empty" / "unoccupied"): forms of each
     /// other as an abbreviation and its words are, but two paraphrases of
     /// one word are not forms of each other ("shortest" and "lowest" both
     /// read "minimum"; a lowest temperature is no shortest time).
@@ -135,7 +135,7 @@ impl Spelling {
         let more: Vec<(Vec<String>, Vec<String>)> = pairs
             .into_iter()
             .map(|(said, meant)| (stems(&said), stems(&meant)))
-            .filter(|(a, b)| !a.is_empty() && !b.is_empty() && !a.iter().any(|w| b.contains(w)))
+            .filter(|(a, b)| other_forms(a, b))
             .collect();
         self.forms.extend(more);
     }
@@ -337,6 +337,13 @@ impl Spelling {
         out.push_str(&text[last..]);
         Some(Respelled { text: out, changes })
     }
+}
+
+/// Whether two stemmed forms are other forms of each other: both say
+/// something and share no word ("box" / "vav box" qualifies, it does not
+/// abbreviate).
+fn other_forms(a: &[String], b: &[String]) -> bool {
+    !a.is_empty() && !b.is_empty() && !a.iter().any(|w| b.contains(w))
 }
 
 /// The words of a form, stemmed as focus terms are ("SAT-SP" is one
