@@ -247,6 +247,27 @@ pub async fn answer(
             result = found;
         }
     }
+    // "which cooling tower serves ch-2": one hop was read because towers
+    // stand next to ch-2 (ch-2 feeds them: the condenser loop), and none
+    // of them feeds it directly; along the chain they do (through the
+    // condenser pumps). "None" would deny what the model states.
+    if empty
+        && result.items.is_empty()
+        && let Some(chain) = chain_instead(view, &plan)
+    {
+        let q2 = chain.sparql_with(&classes);
+        trace.graph.queries.push(q2.clone());
+        let found = GraphResult::read(&chain, store.query(SparqlQuery::new(q2)).await?);
+        if !found.items.is_empty() {
+            tracing::info!(
+                items = found.items.len(),
+                "none of the kind asked feeds directly; answered along the chain"
+            );
+            trace.graph.understood = Some(chain.understood.clone());
+            *plan = chain;
+            result = found;
+        }
+    }
     if let Some(q2) = instead(&plan, &result) {
         trace.graph.queries.push(q2.clone());
         let rows = store.query(SparqlQuery::new(q2)).await?.into_rows();
@@ -342,6 +363,33 @@ fn members_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
         understood = format!("how many: {understood}");
     }
     Some(Plan::new(plan.shape.clone(), x.clone(), body, understood))
+}
+
+/// For a list or count of one hop of supply that was guessed (equipment
+/// of the kind stands next to the named node; "directly" was not said),
+/// found empty: the same question along any chain of supply, leaving out
+/// what the named node is part of, as a chain read from the start does.
+fn chain_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
+    if !plan.hop_guessed
+        || !matches!(plan.shape, Shape::List | Shape::Count)
+        || plan.having.is_some()
+    {
+        return None;
+    }
+    let [l] = plan.body.links.as_slice() else {
+        return None;
+    };
+    let anchor = match (&l.from, &l.to) {
+        (plan::Slot::Node(a), plan::Slot::Var(_)) | (plan::Slot::Var(_), plan::Slot::Node(a)) => a,
+        _ => return None,
+    };
+    let mut chain = plan.clone();
+    chain.hop_guessed = false;
+    chain.body.links[0].reach = plan::Reach::Transitive;
+    chain.excluded.extend(view.topo.containers(anchor));
+    let said = plan.understood.strip_suffix(" directly")?;
+    chain.understood = format!("{said}, through any chain of supply (none directly)");
+    Some(chain)
 }
 
 /// The follow-up of a "no" between two named nodes: what relates to the

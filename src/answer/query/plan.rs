@@ -319,6 +319,10 @@ pub struct Plan {
     /// The answer is the named node's kind ("what class is AHU-2 SAT"):
     /// said with the classes the node is typed.
     pub typed: bool,
+    /// One hop of supply was read because equipment of the kind asked
+    /// stands next to the named node, not because the question said
+    /// "directly": an empty result may be retried along the chain.
+    pub hop_guessed: bool,
 }
 
 /// Longest list of witnesses a yes/no query fetches.
@@ -339,6 +343,7 @@ impl Plan {
             cited: Vec::new(),
             loose: false,
             typed: false,
+            hop_guessed: false,
         }
     }
 

@@ -2003,6 +2003,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
                 l.not_through = p.other_medium(medium, parts.clone());
                 plan.excluded.extend(p.other_medium(medium, neighbours));
             }
+            plan.hop_guessed = reach == Reach::Direct && near && !direct_asked && medium.is_none();
             plan.body.links.push(l);
             // The supply inside the node (its damper feeding its coil) is
             // not what feeds it or what it feeds; a chain may also come

@@ -129,6 +129,23 @@ fn set(items: &[&str]) -> BTreeSet<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
 }
 
+/// A hop of supply guessed because equipment of the kind stands next to
+/// the named node, found empty, is asked along the chain: CT-1 stands next
+/// to CH-1 (CH-1 feeds it) and feeds CH-1 through CWP-1. Said "directly",
+/// it is not.
+#[tokio::test]
+async fn a_guessed_hop_found_empty_is_asked_along_the_chain() {
+    let Some(b) = building("coils.ttl").await else {
+        return;
+    };
+    let (_, got) = ask_answered(&b, "which cooling tower serves ch-1").await;
+    assert_eq!(got, set(&["CT-1"]));
+    let (_, got) = ask_answered(&b, "which cooling tower does ch-1 feed").await;
+    assert_eq!(got, set(&["CT-1"]));
+    let (_, got) = ask_answered(&b, "which cooling tower feeds ch-1 directly").await;
+    assert!(got.is_empty(), "{got:?}");
+}
+
 #[tokio::test]
 async fn direction_comes_from_the_wording() {
     let Some(b) = building("plant.ttl").await else {
