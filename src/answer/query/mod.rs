@@ -228,44 +228,34 @@ pub async fn answer(
             return Ok(abstain(&plan, why, trace, t));
         }
     }
-    // "which boilers feed the hot water system": the boilers are part of
-    // the system, which nothing outside it feeds; "none" would deny what
-    // the model states. Its own parts of the kind asked that feed
-    // something answer it, by a query of their own.
+    // An empty list that "none" would make a denial of what the model
+    // states is asked once more: "which boilers feed the hot water
+    // system" (the boilers are part of the system, which nothing outside
+    // it feeds) by the system's own parts of the kind asked that supply;
+    // "which cooling tower serves ch-2" (one hop was read because towers
+    // stand next to ch-2, which feeds them: the condenser loop) along the
+    // chain, through the condenser pumps.
     let mut plan = plan;
-    if empty && let Some(members) = members_instead(view, &plan) {
-        let q2 = members.sparql_with(&classes);
-        trace.graph.queries.push(q2.clone());
-        let found = GraphResult::read(&members, store.query(SparqlQuery::new(q2)).await?);
-        if !found.items.is_empty() {
-            tracing::info!(
-                items = found.items.len(),
-                "nothing feeds the named node from outside; answered by its own parts"
-            );
-            trace.graph.understood = Some(members.understood.clone());
-            *plan = members;
-            result = found;
-        }
-    }
-    // "which cooling tower serves ch-2": one hop was read because towers
-    // stand next to ch-2 (ch-2 feeds them: the condenser loop), and none
-    // of them feeds it directly; along the chain they do (through the
-    // condenser pumps). "None" would deny what the model states.
-    if empty
-        && result.items.is_empty()
-        && let Some(chain) = chain_instead(view, &plan)
-    {
-        let q2 = chain.sparql_with(&classes);
-        trace.graph.queries.push(q2.clone());
-        let found = GraphResult::read(&chain, store.query(SparqlQuery::new(q2)).await?);
-        if !found.items.is_empty() {
-            tracing::info!(
-                items = found.items.len(),
-                "none of the kind asked feeds directly; answered along the chain"
-            );
-            trace.graph.understood = Some(chain.understood.clone());
-            *plan = chain;
-            result = found;
+    if empty {
+        let follow_ups = [
+            members_instead(view, &plan).map(|p| (p, "the named node's own parts that supply")),
+            chain_instead(view, &plan).map(|p| (p, "along the chain of supply")),
+        ];
+        for (other, how) in follow_ups.into_iter().flatten() {
+            let q2 = other.sparql_with(&classes);
+            trace.graph.queries.push(q2.clone());
+            let found = GraphResult::read(&other, store.query(SparqlQuery::new(q2)).await?);
+            if !found.items.is_empty() {
+                tracing::info!(
+                    items = found.items.len(),
+                    how,
+                    "empty result answered by a follow-up query"
+                );
+                trace.graph.understood = Some(other.understood.clone());
+                *plan = other;
+                result = found;
+                break;
+            }
         }
     }
     if let Some(q2) = instead(&plan, &result) {
