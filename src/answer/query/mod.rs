@@ -21,6 +21,7 @@ use super::refusal::Reason;
 use super::view::GraphView;
 use super::{Answer, EvidenceItem, Fault, GraphAnswer, GroupCount, Trace, ms};
 use crate::store::{GraphKind, GraphStore, QueryOutput, SolutionExt, SparqlQuery, select};
+use crate::topology::Rel as TopoRel;
 use plan::{Plan, Shape};
 use read::{Reading, name_of};
 use std::collections::{BTreeMap, BTreeSet};
@@ -240,6 +241,7 @@ pub async fn answer(
         let follow_ups = [
             members_instead(view, &plan).map(|p| (p, "the named node's own parts that supply")),
             chain_instead(view, &plan).map(|p| (p, "along the chain of supply")),
+            container_instead(view, &plan).map(|p| (p, "the space the named one is part of")),
         ];
         for (other, how) in follow_ups.into_iter().flatten() {
             let q2 = other.sparql_with(&classes);
@@ -380,6 +382,61 @@ fn chain_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
     let said = plan.understood.strip_suffix(" directly")?;
     chain.understood = format!("{said}, through any chain of supply (none directly)");
     Some(chain)
+}
+
+/// For a list or count of what directly feeds a named space that nothing
+/// feeds ("what serves room A-301"; "directly" not said), found empty: what
+/// directly feeds the spaces it is part of that are fed (the zone the room
+/// is in), with the named space cited. Rooms are served through their
+/// zones; "None" would deny what the model states.
+fn container_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
+    if plan.direct_asked
+        || !matches!(plan.shape, Shape::List | Shape::Count)
+        || plan.having.is_some()
+    {
+        return None;
+    }
+    let [l] = plan.body.links.as_slice() else {
+        return None;
+    };
+    let (plan::Rel::Feeds, plan::Slot::Var(_), plan::Slot::Node(anchor), plan::Reach::Direct) =
+        (l.rel, &l.from, &l.to, l.reach)
+    else {
+        return None;
+    };
+    let topo = view.topo;
+    if !view.is_location(anchor) || !topo.into(anchor, TopoRel::Feeds).is_empty() {
+        return None;
+    }
+    let fed: Vec<String> = topo
+        .containers(anchor)
+        .into_iter()
+        .filter(|c| view.is_location(c) && !topo.into(c, TopoRel::Feeds).is_empty())
+        .collect();
+    if fed.is_empty() {
+        return None;
+    }
+    let mut other = plan.clone();
+    let link = other.body.links.remove(0);
+    // One alternative per space (a room may be in several zones).
+    other.body.any_of = vec![
+        fed.iter()
+            .map(|space| plan::Link {
+                to: plan::Slot::Node(space.clone()),
+                ..link.clone()
+            })
+            .collect(),
+    ];
+    other.excluded.extend(fed.iter().cloned());
+    other.cited.push(anchor.clone());
+    let name = name_of(view, anchor);
+    let spaces: Vec<String> = fed.iter().map(|c| name_of(view, c)).collect();
+    other.understood = plan.understood.replacen(
+        &name,
+        &format!("{} (which {name} is part of)", spaces.join(", ")),
+        1,
+    );
+    Some(other)
 }
 
 /// The follow-up of a "no" between two named nodes: what relates to the

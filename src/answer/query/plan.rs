@@ -323,6 +323,9 @@ pub struct Plan {
     /// stands next to the named node, not because the question said
     /// "directly": an empty result may be retried along the chain.
     pub hop_guessed: bool,
+    /// The question said "directly": an empty one-hop result is "none",
+    /// never retried through anything else.
+    pub direct_asked: bool,
 }
 
 /// Longest list of witnesses a yes/no query fetches.
@@ -344,6 +347,7 @@ impl Plan {
             loose: false,
             typed: false,
             hop_guessed: false,
+            direct_asked: false,
         }
     }
 

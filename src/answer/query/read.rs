@@ -1127,22 +1127,17 @@ impl<'a> Parts<'a> {
         }
         let at = self.words.iter().position(|x| x.span.start == w.span.start);
         let Some(at) = at else { return false };
-        let filler = |t: &str| {
-            matches!(t, "its" | "their" | "the" | "that" | "this") || MEDIUM_KINDS.contains(&t)
-        };
         let verb = |t: &str| {
             [Cue::FeedVerb, Cue::Upstream, Cue::Downstream]
                 .iter()
                 .any(|&c| self.cues.is(c, t))
-                || matches!(
-                    t,
-                    "get" | "gets" | "getting" | "receive" | "receives" | "make" | "makes"
-                )
+                || RECEIVING.contains(&t)
+                || matches!(t, "make" | "makes")
         };
         let before = self.words[..at]
             .iter()
             .rev()
-            .find(|x| !filler(&x.text))
+            .find(|x| !medium_filler(&x.text))
             .is_some_and(|x| verb(&x.text));
         // "the chilled water for AHU-2 come from": "for" the node, then
         // where it comes from.
@@ -1152,6 +1147,18 @@ impl<'a> Parts<'a> {
                     && self.words[at + 1..].iter().any(|w| w.text == "from"))
         });
         before || after
+    }
+
+    /// Where a verb of receiving stands before a medium word in a supply
+    /// relation ("get" of "get its hot water"), if one does.
+    fn received_at(&self) -> Option<usize> {
+        let at = self.words.iter().position(|w| self.medium_word(w))?;
+        self.words[..at]
+            .iter()
+            .rev()
+            .find(|x| !medium_filler(&x.text))
+            .filter(|x| RECEIVING.contains(&x.text.as_str()))
+            .map(|x| x.span.start)
     }
 
     /// Whether a medium word stands in a supply relation.
@@ -1345,11 +1352,13 @@ impl<'a> Parts<'a> {
         if let Some(p) = self.lower.find("->") {
             found.push((p, Rel::Feeds));
         }
-        // "where does VAV-2-14 get its air from": the supplier of a medium.
+        // "where does VAV-2-14 get its air from": the supplier of a medium;
+        // "where does VAV-2-14 get its hot water": a medium received.
         if self.medium_said() {
             found.extend(
                 self.cue_at(Cue::Source)
                     .into_iter()
+                    .chain(self.received_at())
                     .map(|p| (p, Rel::Feeds)),
             );
         }
@@ -1465,6 +1474,16 @@ const X: &str = "x";
 
 /// Words that, before a medium, say which kind of it ("chilled water").
 const MEDIUM_KINDS: &[&str] = &["chilled", "hot", "condenser"];
+
+/// Verbs of receiving: before a medium, the node they are said of is
+/// supplied ("where does VAV-2-14 get its air").
+const RECEIVING: &[&str] = &["get", "gets", "getting", "receive", "receives"];
+
+/// Words that may stand between a verb of supply and its medium ("its
+/// chilled water").
+fn medium_filler(t: &str) -> bool {
+    matches!(t, "its" | "their" | "the" | "that" | "this") || MEDIUM_KINDS.contains(&t)
+}
 
 /// Reads a question into a plan.
 pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
@@ -2004,6 +2023,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
                 plan.excluded.extend(p.other_medium(medium, neighbours));
             }
             plan.hop_guessed = reach == Reach::Direct && near && !direct_asked && medium.is_none();
+            plan.direct_asked = direct_asked;
             plan.body.links.push(l);
             // The supply inside the node (its damper feeding its coil) is
             // not what feeds it or what it feeds; a chain may also come
@@ -2204,6 +2224,11 @@ fn feeds_down(p: &Parts<'_>, a: &NodeMention, verb: usize) -> bool {
     }
     if p.first(Cue::Source).is_some_and(before) {
         return true;
+    }
+    // "where does VAV-2-14 get its hot water": the node before a verb of
+    // receiving is supplied.
+    if let Some(get) = p.received_at() {
+        return before(get);
     }
     // "… which CWP feeds it": the node stands for the object.
     if p.words

@@ -146,6 +146,31 @@ async fn a_guessed_hop_found_empty_is_asked_along_the_chain() {
     assert!(got.is_empty(), "{got:?}");
 }
 
+/// A room nothing feeds is served through the zones it is part of (Room 103
+/// is part of Zone 2, which VAV-2 feeds, and of Floor 1, which nothing
+/// feeds; Room 104 of both zones): "what serves room 103" is not "none".
+/// Said "directly", it is.
+#[tokio::test]
+async fn a_space_nothing_feeds_is_served_through_its_zone() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    for q in [
+        "what serves room 103",
+        "what feeds room 103?",
+        "what supplies air to room 103",
+        "where does room 103 get its air from",
+    ] {
+        let (kind, got) = ask_answered(&b, q).await;
+        assert_eq!(got, set(&["VAV-2"]), "{q} ({kind})");
+    }
+    // A room in two zones: what feeds either.
+    let (_, got) = ask_answered(&b, "what serves room 104").await;
+    assert_eq!(got, set(&["VAV-1", "VAV-2"]));
+    let (_, got) = ask_answered(&b, "what directly feeds room 103").await;
+    assert!(got.is_empty(), "{got:?}");
+}
+
 #[tokio::test]
 async fn direction_comes_from_the_wording() {
     let Some(b) = building("plant.ttl").await else {
@@ -372,6 +397,10 @@ async fn everyday_wording_of_supply_and_place() {
     ] {
         assert_eq!(ask(&b, q).await.1, set(&["AHU-1"]), "{q}");
     }
+    // A verb of receiving before the medium, no "from": the node before
+    // it is supplied ("where" asks the supplier, not a location).
+    let (_, got) = ask(&b, "where does vav-1 get its air").await;
+    assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]));
     // "where does … feed" asks where the supply goes, not where it is.
     let (_, got) = ask(&b, "where does ch-1 feed").await;
     assert_eq!(got, set(&["AHU-1"]));
