@@ -1662,7 +1662,7 @@ fn has_all(p: &Parts<'_>) -> Reading {
         body.links
             .push(link(rel, Slot::Node(a.iri.clone()), Slot::var(&v), reach));
         body.types.push((Slot::var(&v), c.iri.clone()));
-        said.push(format!("a {}", p.class_name(c)));
+        said.push(indefinite(&p.class_name(c)));
     }
     Reading::Plan(Box::new(Plan::new(
         Shape::Yes,
@@ -1672,9 +1672,34 @@ fn has_all(p: &Parts<'_>) -> Reading {
     )))
 }
 
+/// A class's name with its indefinite article: "a Chiller", "an AHU".
+fn indefinite(name: &str) -> String {
+    let vowel = name
+        .chars()
+        .next()
+        .is_some_and(|c| "AEIOUaeiou".contains(c));
+    format!("{} {name}", if vowel { "an" } else { "a" })
+}
+
 /// Rule 3: a count of one class per node of another.
 fn per_group(p: &Parts<'_>) -> Option<Reading> {
-    let at = p.cue_at(Cue::Group);
+    // "fed by a chiller": "by" after a verb of supply names the supplier,
+    // no grouping.
+    let agent = |g: usize| {
+        let i = p.words.iter().position(|w| w.span.start == g);
+        i.is_some_and(|i| {
+            p.words[i].text == "by"
+                && i > 0
+                && [Cue::FeedVerb, Cue::Upstream, Cue::Downstream]
+                    .iter()
+                    .any(|&c| p.cues.is(c, &p.words[i - 1].text))
+        })
+    };
+    let at: Vec<usize> = p
+        .cue_at(Cue::Group)
+        .into_iter()
+        .filter(|&g| !agent(g))
+        .collect();
     let group = p.classes.iter().find(|c| {
         at.iter().any(|&g| {
             g < c.span.start
@@ -2323,10 +2348,25 @@ fn by_class(p: &Parts<'_>) -> Reading {
     // Fed by (or feeding) other classes: "which equipment is fed by both a
     // chiller and a condensing unit".
     if let Some((Rel::Feeds, at)) = p.relation() {
-        let passive = p.cue_at(Cue::Upstream).first().is_some_and(|&u| u == at)
-            || p.words
+        // "what is upstream of the cooling towers" asks what feeds them,
+        // "what is downstream of …" what they feed: the word of a side
+        // says where the target stands, a passive verb ("fed by a
+        // chiller") what the class after it does.
+        let side =
+            p.words
                 .iter()
-                .any(|w| w.span.start > at && (w.text == "it" || w.text == "them"));
+                .find(|w| w.span.start == at)
+                .and_then(|w| match w.text.as_str() {
+                    "upstream" | "feeders" => Some(false),
+                    "downstream" => Some(true),
+                    _ => None,
+                });
+        let passive = side.unwrap_or_else(|| {
+            p.cue_at(Cue::Upstream).first().is_some_and(|&u| u == at)
+                || p.words
+                    .iter()
+                    .any(|w| w.span.start > at && (w.text == "it" || w.text == "them"))
+        });
         // "what gets fed by a chiller": every class names a supplier, the
         // target is anything.
         let generic_target = target.span.start > at;
@@ -2371,6 +2411,26 @@ fn by_class(p: &Parts<'_>) -> Reading {
             }
             return Reading::Plan(Box::new(plan));
         }
+        // "what do the cooling towers feed": the one class is the verb's
+        // subject, the target anything it supplies.
+        let subject = others.is_empty()
+            && !passive
+            && !generic_target
+            && p.classes.len() == 1
+            && matches!(p.first_word(), "what" | "whats")
+            && p.words
+                .get(1)
+                .is_some_and(|w| matches!(w.text.as_str(), "do" | "does" | "did"));
+        if subject {
+            let o = Slot::var("o0");
+            plan.body.types.clear();
+            plan.body
+                .links
+                .push(link(Rel::Feeds, o.clone(), x.clone(), Reach::Direct));
+            plan.body.types.push((o, target.iri.clone()));
+            plan.understood = format!("what is fed by {}", indefinite(&p.class_name(&target)));
+            return Reading::Plan(Box::new(plan));
+        }
         if others.is_empty() {
             return Reading::NotGraph;
         }
@@ -2384,7 +2444,7 @@ fn by_class(p: &Parts<'_>) -> Reading {
             };
             plan.body.links.push(l);
             plan.body.types.push((Slot::var(&v), c.iri.clone()));
-            said.push(format!("a {}", p.class_name(c)));
+            said.push(indefinite(&p.class_name(c)));
         }
         plan.understood = format!(
             "{} {} {}",

@@ -171,6 +171,42 @@ async fn a_space_nothing_feeds_is_served_through_its_zone() {
     assert!(got.is_empty(), "{got:?}");
 }
 
+/// Of a class: "upstream of" the VAV boxes is what feeds them, "downstream
+/// of" what they feed; "fed by a chiller" names the supplier (no count per
+/// chiller); "what do the vav boxes feed" is what they feed.
+#[tokio::test]
+async fn the_side_of_a_class_comes_from_the_wording() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    for q in [
+        "what is upstream of the vav boxes",
+        "what's upstream of vav boxes?",
+        "what are the feeders of the vav boxes",
+    ] {
+        assert_eq!(
+            ask(&b, q).await,
+            (Shape::List, set(&["AHU-1", "AHU-1_SF"])),
+            "{q}"
+        );
+    }
+    for q in [
+        "what is downstream of the vav boxes",
+        "what do the vav boxes feed",
+        "what does a vav box serve",
+    ] {
+        assert_eq!(
+            ask(&b, q).await,
+            (Shape::List, set(&["Zone_1", "Zone_2"])),
+            "{q}"
+        );
+    }
+    assert_eq!(
+        ask(&b, "which equipment is fed by a chiller").await,
+        (Shape::List, set(&["AHU-1"]))
+    );
+}
+
 #[tokio::test]
 async fn direction_comes_from_the_wording() {
     let Some(b) = building("plant.ttl").await else {
