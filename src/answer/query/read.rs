@@ -731,8 +731,26 @@ impl<'a> Parts<'a> {
                     })
                 })
                 .collect();
-            // Of several, the one that supplies the others (a unit and the
-            // diffuser it feeds).
+            // Of several, the one whose name the question spells whole but
+            // for one word ("perimeter zn 1" is Perimeter_ZN_1-ZN, not the
+            // Perimeter_ZN_1-ZN-PSZ-AC-2-Unitary-HP that serves it); else
+            // the one that supplies the others (a unit and the diffuser it
+            // feeds).
+            let whole: Vec<&str> = roots
+                .iter()
+                .copied()
+                .filter(|n| {
+                    name_tokens(&name_of(self.view, n).to_lowercase()).len() <= tokens.len() + 1
+                })
+                .collect();
+            if let [one] = whole.as_slice() {
+                let span = Span {
+                    start: run[0].span.start,
+                    end: run[run.len() - 1].span.end,
+                };
+                self.name_node(one, span);
+                continue;
+            }
             let supplied: Vec<&str> = roots
                 .iter()
                 .copied()
