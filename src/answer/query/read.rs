@@ -2049,6 +2049,23 @@ fn anchored(p: &Parts<'_>) -> Reading {
             let topo = p.view.topo;
             let parts = topo.parts(&a.iri);
             let medium = p.medium().filter(|_| reach == Reach::Direct);
+            // "what does the reheat coil get hot water from" where the one
+            // coil is a chilled-water coil: the node and each of its parts
+            // carry another medium than the one asked (an air handler's
+            // coils carry water though it carries air), and no list of its
+            // suppliers answers.
+            let group: Vec<String> = std::iter::once(a.iri.clone())
+                .chain(parts.iter().cloned())
+                .collect();
+            if let Some((said, kind)) = medium
+                && p.other_medium((said, kind), group.clone()).len() == group.len()
+            {
+                let asked = kind.map_or(said.to_owned(), |k| format!("{k} {said}"));
+                return Reading::Unsupported {
+                    understood: format!("what supplies {name} with {asked}"),
+                    why: format!("{name} is of a kind that carries another medium than {asked}"),
+                };
+            }
             if let Some(medium) = medium {
                 // A medium asked: neither through the node's parts that
                 // carry another, nor from or to equipment that does.
@@ -2430,9 +2447,12 @@ fn by_class(p: &Parts<'_>) -> Reading {
             return Reading::Plan(Box::new(plan));
         }
         // "what do the cooling towers feed": the one class is the verb's
-        // subject, the target anything it supplies.
+        // subject, the target anything it supplies. Not with a medium said
+        // ("what does the reheat coil get hot water from"): a class is not
+        // narrowed by the medium its members carry.
         let subject = others.is_empty()
             && !passive
+            && !p.medium_said()
             && !generic_target
             && p.classes.len() == 1
             && matches!(p.first_word(), "what" | "whats")

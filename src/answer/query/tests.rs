@@ -548,6 +548,24 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]));
     let (_, got) = ask(&b, "what feeds VAV-1").await;
     assert_eq!(got, set(&["AHU-1", "AHU-1_SF", "HWP-1"]));
+    // A medium the named node does not carry: no list of suppliers
+    // answers ("chilled water" into a hot-water coil).
+    let view = GraphView::new(&b.topo, &b.onto);
+    for text in [
+        "what supplies chilled water to ahu-1 hc",
+        "where does ahu-1 cc get its hot water from",
+    ] {
+        let q = Question::read(text, &b.grounder, &b.cues, view);
+        assert!(
+            matches!(read::read(&q, &b.cues, view), Reading::Unsupported { .. }),
+            "{text}"
+        );
+    }
+    let (_, got) = ask(&b, "where does ahu-1 hc get its hot water from").await;
+    assert_eq!(got, set(&["HWP-1"]));
+    // An air handler carries air, its coil chilled water: asked for.
+    let (_, got) = ask(&b, "where does ahu-2 get its chilled water from").await;
+    assert_eq!(got, set(&["CHWP-1"]));
     // A system nothing outside feeds: the parts of it that supply.
     let (_, got) = ask_answered(&b, "which boilers feed the hot water system").await;
     assert_eq!(got, set(&["B-1"]));
@@ -570,7 +588,7 @@ async fn a_supply_word_inside_a_kind_s_name_is_no_relation() {
     assert_eq!(got, set(&["VAV-1"]));
     // "pump to" reaches past the kind "pump": a relation.
     let (_, got) = ask(&b, "where does chwp-1 pump to").await;
-    assert_eq!(got, set(&["AHU-1_CC", "CH-1"]));
+    assert_eq!(got, set(&["AHU-1_CC", "AHU-2_CC", "CH-1"]));
 }
 
 #[tokio::test]
