@@ -743,28 +743,29 @@ impl<'a> Parts<'a> {
                     name_tokens(&name_of(self.view, n).to_lowercase()).len() <= tokens.len() + 1
                 })
                 .collect();
-            if let [one] = whole.as_slice() {
-                let span = Span {
-                    start: run[0].span.start,
-                    end: run[run.len() - 1].span.end,
-                };
-                self.name_node(one, span);
-                continue;
-            }
-            let supplied: Vec<&str> = roots
-                .iter()
-                .copied()
-                .filter(|n| {
-                    roots.iter().any(|m| {
-                        m != n && topo.walk(m, crate::topology::Way::Downstream, 8).reaches(n)
+            let one = if let [one] = whole.as_slice() {
+                Some(*one)
+            } else {
+                let supplied: Vec<&str> = roots
+                    .iter()
+                    .copied()
+                    .filter(|n| {
+                        roots.iter().any(|m| {
+                            m != n && topo.walk(m, crate::topology::Way::Downstream, 8).reaches(n)
+                        })
                     })
-                })
-                .collect();
-            let roots: Vec<&str> = roots
-                .into_iter()
-                .filter(|n| !supplied.contains(n))
-                .collect();
-            if let [one] = roots.as_slice() {
+                    .collect();
+                match roots
+                    .iter()
+                    .filter(|n| !supplied.contains(n))
+                    .collect::<Vec<_>>()
+                    .as_slice()
+                {
+                    [one] => Some(**one),
+                    _ => None,
+                }
+            };
+            if let Some(one) = one {
                 let span = Span {
                     start: run[0].span.start,
                     end: run[run.len() - 1].span.end,
