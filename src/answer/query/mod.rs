@@ -268,6 +268,11 @@ pub async fn answer(
             .filter_map(|r| r.str("x").map(str::to_owned))
             .collect();
     }
+    if let Some(q3) = the_other_way(&plan, &result) {
+        trace.graph.queries.push(q3.clone());
+        let out = store.query(SparqlQuery::new(q3)).await?;
+        result.other_way = matches!(out, QueryOutput::Boolean(true));
+    }
     tracing::info!(
         shape = ?plan.shape,
         items = result.items.len(),
@@ -302,6 +307,9 @@ struct GraphResult {
     /// For "does A feed B?" answered no: what does (directly) stand in that
     /// relation to B.
     instead: Vec<String>,
+    /// For "is CWP-1 on CH-1?" answered no: the relation holds the other
+    /// way (CWP-1 feeds CH-1).
+    other_way: bool,
 }
 
 /// For a list or count of what feeds a named node that has parts (a
@@ -437,6 +445,26 @@ fn container_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
         1,
     );
     Some(other)
+}
+
+/// The second follow-up of a "no" between two named nodes: whether the
+/// relation holds the other way ("is cwp-1 on ch-1": ch-1 does not feed
+/// cwp-1, cwp-1 feeds ch-1), which a bare "no" would hide.
+fn the_other_way(plan: &Plan, r: &GraphResult) -> Option<String> {
+    if plan.shape != Shape::Yes || r.boolean != Some(false) {
+        return None;
+    }
+    let [l] = plan.body.links.as_slice() else {
+        return None;
+    };
+    let (plan::Rel::Feeds, plan::Slot::Node(_), plan::Slot::Node(_)) = (l.rel, &l.from, &l.to)
+    else {
+        return None;
+    };
+    let mut other = plan.clone();
+    let link = &mut other.body.links[0];
+    std::mem::swap(&mut link.from, &mut link.to);
+    Some(other.sparql())
 }
 
 /// The follow-up of a "no" between two named nodes: what relates to the
@@ -792,6 +820,20 @@ async fn draft(
                 } else {
                     format!("Yes: {claim} ({}).", names(view, &r.items, &no_path))
                 }
+            } else if r.other_way {
+                let named = |s: &plan::Slot| match s {
+                    plan::Slot::Node(n) => name_of(view, n),
+                    plan::Slot::Var(_) => String::new(),
+                };
+                let (from, to) = plan
+                    .body
+                    .links
+                    .first()
+                    .map(|l| (named(&l.from), named(&l.to)))
+                    .unwrap_or_default();
+                format!(
+                    "No: the building graph does not show that {claim}; it shows the other way: {to} feeds {from} (directly)."
+                )
             } else if r.instead.is_empty() {
                 format!("No: the building graph does not show that {claim}.")
             } else {

@@ -125,6 +125,20 @@ async fn ask_answered(b: &Building, text: &str) -> (String, BTreeSet<String>) {
     (answer.kind, names)
 }
 
+/// The text of what the engine answers.
+async fn answer_text(b: &Building, text: &str) -> String {
+    let view = GraphView::new(&b.topo, &b.onto);
+    let q = Question::read(text, &b.grounder, &b.cues, view);
+    let mut trace = crate::answer::Trace::default();
+    match super::answer(&b.store, view, &q, &b.cues, &mut trace).await {
+        Ok(super::Outcome::Drafted {
+            draft: crate::answer::compose::Draft::Answer(a, _),
+            ..
+        }) => a.answer,
+        _ => panic!("{text:?} was not answered"),
+    }
+}
+
 fn set(items: &[&str]) -> BTreeSet<String> {
     items.iter().map(|s| (*s).to_owned()).collect()
 }
@@ -204,6 +218,25 @@ async fn the_side_of_a_class_comes_from_the_wording() {
     assert_eq!(
         ask(&b, "which equipment is fed by a chiller").await,
         (Shape::List, set(&["AHU-1"]))
+    );
+}
+
+/// A "no" between two named nodes says when the relation holds the other
+/// way: "is vav-1 on ahu-1"'s reverse ("does vav-1 feed ahu-1") is no, and
+/// AHU-1 feeds VAV-1.
+#[tokio::test]
+async fn a_no_says_when_the_supply_runs_the_other_way() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    let said = answer_text(&b, "does vav-1 feed ahu-1?").await;
+    assert!(said.starts_with("No:"), "{said}");
+    assert!(said.contains("the other way: AHU-1 feeds VAV-1"), "{said}");
+    // No relation either way: no "other way".
+    let said = answer_text(&b, "does vav-1 feed vav-2?").await;
+    assert!(
+        said.starts_with("No:") && !said.contains("other way"),
+        "{said}"
     );
 }
 
