@@ -1943,7 +1943,11 @@ fn anchored(p: &Parts<'_>) -> Reading {
     let rel = match p.relation() {
         Some((r, at)) => Some((r, at)),
         // "VAVs on AHU-1" (not "points on VAV-2").
-        None if p.has(Cue::On) && specific.is_some_and(|c| !c.point && !c.location) => {
+        // ("VAVs on floor 3" asks what is in the place: read from the data.)
+        None if p.has(Cue::On)
+            && specific.is_some_and(|c| !c.point && !c.location)
+            && !p.is_location(&a.iri) =>
+        {
             p.first(Cue::On).map(|at| (Rel::Feeds, at))
         }
         None => None,
@@ -2335,6 +2339,19 @@ fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<(
             .any(|l| topo.containers(l).iter().any(|n| is(n)))
     {
         return Some((Rel::Location, true));
+    }
+    // "how many vav boxes are in building a floor 3": what of the class is
+    // located in the named place or in a part of it (a room of the floor).
+    if view.is_location(node)
+        && topo.nodes().any(|n| {
+            is(n)
+                && topo
+                    .out_of(n, TopoRel::HasLocation)
+                    .iter()
+                    .any(|l| l == node || topo.containers(l).iter().any(|c| c == node))
+        })
+    {
+        return Some((Rel::Location, false));
     }
     let down = topo.walk(node, crate::topology::Way::Downstream, 32);
     if down.nodes().any(is) {

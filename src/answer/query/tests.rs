@@ -629,6 +629,16 @@ async fn what_is_in_a_named_place_is_what_is_located_in_it() {
     let Some(b) = building("plant.ttl").await else {
         return;
     };
+    // Equipment of a kind located in a room of the floor is on the floor
+    // (not "0 parts of the floor", not a feeds relation "on" a floor).
+    for q in [
+        "how many vav boxes are in floor 1",
+        "how many vavs on floor 1",
+    ] {
+        assert_eq!(ask(&b, q).await, (Shape::Count, set(&["VAV-1"])), "{q}");
+    }
+    let (_, got) = ask(&b, "which ahus are on floor 1").await;
+    assert_eq!(got, set(&["AHU-1"]));
     let (_, got) = ask(&b, "what is in room 102").await;
     assert_eq!(got, set(&["VAV-1"]));
     // A floor holds what is in its rooms.
