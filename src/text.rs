@@ -443,6 +443,8 @@ pub enum Cue {
     More,
     /// Fewer than a number.
     Fewer,
+    /// A comparison no list answers ("the most boxes", "at least").
+    Superlative,
     /// Both kinds must hold ("both", "and").
     Both,
     /// A unit of measure.

@@ -1520,6 +1520,17 @@ pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
                 said_of: Vec::new(),
             }
         }
+        // "which ahu feeds the most boxes": every AHU that feeds one is no
+        // answer to which feeds the most.
+        Reading::Plan(_) if p.has(Cue::Superlative) => Reading::Unread {
+            words: p
+                .words
+                .iter()
+                .filter(|w| p.cues.is(Cue::Superlative, &w.text))
+                .map(|w| w.text.clone())
+                .collect(),
+            said_of: Vec::new(),
+        },
         Reading::Plan(mut plan) => {
             plan.cited.extend(p.context.iter().cloned());
             plan.loose = p.loose;

@@ -219,6 +219,19 @@ async fn the_side_of_a_class_comes_from_the_wording() {
         ask(&b, "which equipment is fed by a chiller").await,
         (Shape::List, set(&["AHU-1"]))
     );
+    // Which ranks first is not every one of the kind: no list is composed.
+    let view = GraphView::new(&b.topo, &b.onto);
+    for text in [
+        "which ahu feeds the most vav boxes",
+        "which vav box has the fewest points",
+        "which ahus feed at least 2 vav boxes",
+    ] {
+        let q = Question::read(text, &b.grounder, &b.cues, view);
+        assert!(
+            matches!(read::read(&q, &b.cues, view), Reading::Unread { .. }),
+            "{text}"
+        );
+    }
 }
 
 /// A "no" between two named nodes says when the relation holds the other
