@@ -68,9 +68,7 @@ async fn building(model: &str) -> Option<Building> {
 /// What a question's plan returns: its shape and the local names of the
 /// target's nodes (or "yes"/"no", or "group=n").
 async fn ask(b: &Building, text: &str) -> (Shape, BTreeSet<String>) {
-    let view = GraphView::new(&b.topo, &b.onto);
-    let q = Question::read(text, &b.grounder, &b.cues, view);
-    let plan = match read::read(&q, &b.cues, view) {
+    let plan = match reading(b, text) {
         Reading::Plan(plan) => plan,
         other => panic!("{text:?} was not composed: {other:?}"),
     };
@@ -100,15 +98,28 @@ async fn ask(b: &Building, text: &str) -> (Shape, BTreeSet<String>) {
     (plan.shape.clone(), got)
 }
 
-/// What the engine answers (the plan, and what follows an empty result):
-/// its answer kind and the local names of the answer's nodes.
-async fn ask_answered(b: &Building, text: &str) -> (String, BTreeSet<String>) {
+/// What the reader makes of a question.
+fn reading(b: &Building, text: &str) -> Reading {
+    let view = GraphView::new(&b.topo, &b.onto);
+    let q = Question::read(text, &b.grounder, &b.cues, view);
+    read::read(&q, &b.cues, view)
+}
+
+/// The engine's outcome for a question, with its trace.
+async fn engine(b: &Building, text: &str) -> (super::Outcome, crate::answer::Trace) {
     let view = GraphView::new(&b.topo, &b.onto);
     let q = Question::read(text, &b.grounder, &b.cues, view);
     let mut trace = crate::answer::Trace::default();
     let outcome = super::answer(&b.store, view, &q, &b.cues, &mut trace)
         .await
         .unwrap();
+    (outcome, trace)
+}
+
+/// What the engine answers (the plan, and what follows an empty result):
+/// its answer kind and the local names of the answer's nodes.
+async fn ask_answered(b: &Building, text: &str) -> (String, BTreeSet<String>) {
+    let (outcome, trace) = engine(b, text).await;
     assert!(
         matches!(outcome, super::Outcome::Drafted { .. }),
         "{text:?} was not answered"
@@ -127,14 +138,11 @@ async fn ask_answered(b: &Building, text: &str) -> (String, BTreeSet<String>) {
 
 /// The text of what the engine answers.
 async fn answer_text(b: &Building, text: &str) -> String {
-    let view = GraphView::new(&b.topo, &b.onto);
-    let q = Question::read(text, &b.grounder, &b.cues, view);
-    let mut trace = crate::answer::Trace::default();
-    match super::answer(&b.store, view, &q, &b.cues, &mut trace).await {
-        Ok(super::Outcome::Drafted {
+    match engine(b, text).await.0 {
+        super::Outcome::Drafted {
             draft: crate::answer::compose::Draft::Answer(a, _),
             ..
-        }) => a.answer,
+        } => a.answer,
         _ => panic!("{text:?} was not answered"),
     }
 }
@@ -220,15 +228,13 @@ async fn the_side_of_a_class_comes_from_the_wording() {
         (Shape::List, set(&["AHU-1"]))
     );
     // Which ranks first is not every one of the kind: no list is composed.
-    let view = GraphView::new(&b.topo, &b.onto);
     for text in [
         "which ahu feeds the most vav boxes",
         "which vav box has the fewest points",
         "which ahus feed at least 2 vav boxes",
     ] {
-        let q = Question::read(text, &b.grounder, &b.cues, view);
         assert!(
-            matches!(read::read(&q, &b.cues, view), Reading::Unread { .. }),
+            matches!(reading(&b, text), Reading::Unread { .. }),
             "{text}"
         );
     }
@@ -596,14 +602,12 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     assert_eq!(got, set(&["AHU-1", "AHU-1_SF", "HWP-1"]));
     // A medium the named node does not carry: no list of suppliers
     // answers ("chilled water" into a hot-water coil).
-    let view = GraphView::new(&b.topo, &b.onto);
     for text in [
         "what supplies chilled water to ahu-1 hc",
         "where does ahu-1 cc get its hot water from",
     ] {
-        let q = Question::read(text, &b.grounder, &b.cues, view);
         assert!(
-            matches!(read::read(&q, &b.cues, view), Reading::Unsupported { .. }),
+            matches!(reading(&b, text), Reading::Unsupported { .. }),
             "{text}"
         );
     }
