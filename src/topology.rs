@@ -398,6 +398,17 @@ impl Topology {
         self.part_closure(iri, Direction::Incoming)
     }
 
+    /// Whether a node is in a place: the place itself, a part of it (a
+    /// room of the floor), or located in one of those.
+    pub fn is_in(&self, node: &str, place: &str) -> bool {
+        let within = |n: &str| n == place || self.containers(n).iter().any(|c| c == place);
+        within(node)
+            || self
+                .out_of(node, Rel::HasLocation)
+                .iter()
+                .any(|l| within(l))
+    }
+
     /// The equipment (or location) that has `point` as a point.
     pub fn owner_of_point(&self, point: &str) -> Option<String> {
         self.into(point, Rel::HasPoint).into_iter().next()

@@ -47,7 +47,7 @@ impl GraphContext<'_> {
         let matches = |walk: &Walk| -> Vec<String> {
             walk.nodes()
                 .filter(|n| self.view.is_a_any(n, filters))
-                .filter(|n| place.as_deref().is_none_or(|p| self.is_in(n, p)))
+                .filter(|n| place.as_deref().is_none_or(|p| self.view.topo.is_in(n, p)))
                 .map(str::to_owned)
                 .collect()
         };
@@ -125,18 +125,6 @@ impl GraphContext<'_> {
             out.extend(self.fact(text, &subject, direct));
         }
         Ok(())
-    }
-
-    /// Whether a node is in a place: the place itself, a part of it (a
-    /// room of the floor), or located in one of those.
-    fn is_in(&self, node: &str, place: &str) -> bool {
-        let topo = self.view.topo;
-        let within = |n: &str| n == place || topo.containers(n).iter().any(|c| c == place);
-        within(node)
-            || topo
-                .out_of(node, crate::topology::Rel::HasLocation)
-                .iter()
-                .any(|l| within(l))
     }
 
     /// Two instances named: is one upstream of the other?

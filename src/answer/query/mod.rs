@@ -447,20 +447,24 @@ fn container_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
     Some(other)
 }
 
-/// The second follow-up of a "no" between two named nodes: whether the
-/// relation holds the other way ("is cwp-1 on ch-1": ch-1 does not feed
-/// cwp-1, cwp-1 feeds ch-1), which a bare "no" would hide.
-fn the_other_way(plan: &Plan, r: &GraphResult) -> Option<String> {
+/// The one link of a yes/no between two named nodes that was answered no.
+fn denied<'p>(plan: &'p Plan, r: &GraphResult) -> Option<&'p plan::Link> {
     if plan.shape != Shape::Yes || r.boolean != Some(false) {
         return None;
     }
     let [l] = plan.body.links.as_slice() else {
         return None;
     };
-    let (plan::Rel::Feeds, plan::Slot::Node(_), plan::Slot::Node(_)) = (l.rel, &l.from, &l.to)
-    else {
+    matches!((&l.from, &l.to), (plan::Slot::Node(_), plan::Slot::Node(_))).then_some(l)
+}
+
+/// The second follow-up of a "no" between two named nodes: whether the
+/// relation holds the other way ("is cwp-1 on ch-1": ch-1 does not feed
+/// cwp-1, cwp-1 feeds ch-1), which a bare "no" would hide.
+fn the_other_way(plan: &Plan, r: &GraphResult) -> Option<String> {
+    if denied(plan, r)?.rel != plan::Rel::Feeds {
         return None;
-    };
+    }
     let mut other = plan.clone();
     let link = &mut other.body.links[0];
     std::mem::swap(&mut link.from, &mut link.to);
@@ -470,13 +474,8 @@ fn the_other_way(plan: &Plan, r: &GraphResult) -> Option<String> {
 /// The follow-up of a "no" between two named nodes: what relates to the
 /// second one instead ("No: … VAV-3-02 is fed by AHU-2").
 fn instead(plan: &Plan, r: &GraphResult) -> Option<String> {
-    if plan.shape != Shape::Yes || r.boolean != Some(false) {
-        return None;
-    }
-    let [l] = plan.body.links.as_slice() else {
-        return None;
-    };
-    let (plan::Slot::Node(_), plan::Slot::Node(to)) = (&l.from, &l.to) else {
+    let l = denied(plan, r)?;
+    let plan::Slot::Node(to) = &l.to else {
         return None;
     };
     let follow = Plan::new(

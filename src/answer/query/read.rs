@@ -2073,8 +2073,9 @@ fn anchored(p: &Parts<'_>) -> Reading {
             let group: Vec<String> = std::iter::once(a.iri.clone())
                 .chain(parts.iter().cloned())
                 .collect();
+            let members = group.len();
             if let Some((said, kind)) = medium
-                && p.other_medium((said, kind), group.clone()).len() == group.len()
+                && p.other_medium((said, kind), group).len() == members
             {
                 let asked = kind.map_or(said.to_owned(), |k| format!("{k} {said}"));
                 return Reading::Unsupported {
@@ -2352,16 +2353,9 @@ fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<(
         return Some((Rel::Location, true));
     }
     // "how many vav boxes are in building a floor 3": what of the class is
-    // located in the named place or in a part of it (a room of the floor).
-    if view.is_location(node)
-        && topo.nodes().any(|n| {
-            is(n)
-                && topo
-                    .out_of(n, TopoRel::HasLocation)
-                    .iter()
-                    .any(|l| l == node || topo.containers(l).iter().any(|c| c == node))
-        })
-    {
+    // located in the named place or in a part of it (a room of the floor;
+    // its parts of the class were found above).
+    if view.is_location(node) && topo.nodes().any(|n| is(n) && topo.is_in(n, node)) {
         return Some((Rel::Location, false));
     }
     let down = topo.walk(node, crate::topology::Way::Downstream, 32);
