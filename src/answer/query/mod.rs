@@ -824,14 +824,20 @@ async fn draft(
                     plan::Slot::Node(n) => name_of(view, n),
                     plan::Slot::Var(_) => String::new(),
                 };
-                let (from, to) = plan
+                let (from, to, how) = plan
                     .body
                     .links
                     .first()
-                    .map(|l| (named(&l.from), named(&l.to)))
+                    .map(|l| {
+                        let how = match l.reach {
+                            plan::Reach::Direct => " (directly)",
+                            plan::Reach::Transitive => ", through other equipment",
+                        };
+                        (named(&l.from), named(&l.to), how)
+                    })
                     .unwrap_or_default();
                 format!(
-                    "No: the building graph does not show that {claim}; it shows the other way: {to} feeds {from} (directly)."
+                    "No: the building graph does not show that {claim}; it shows the other way: {to} feeds {from}{how}."
                 )
             } else if r.instead.is_empty() {
                 format!("No: the building graph does not show that {claim}.")

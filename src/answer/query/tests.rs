@@ -252,6 +252,12 @@ async fn a_no_says_when_the_supply_runs_the_other_way() {
     assert!(said.starts_with("No:"), "{said}");
     assert!(said.contains("the other way: AHU-1 feeds VAV-1"), "{said}");
     // No relation either way: no "other way".
+    // Asked along the chain, the other way is a chain too.
+    let said = answer_text(&b, "does vav-1 ultimately feed ch-1?").await;
+    assert!(
+        said.contains("the other way: CH-1 feeds VAV-1, through other equipment"),
+        "{said}"
+    );
     let said = answer_text(&b, "does vav-1 feed vav-2?").await;
     assert!(
         said.starts_with("No:") && !said.contains("other way"),
