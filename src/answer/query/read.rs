@@ -1626,14 +1626,21 @@ fn between(p: &Parts<'_>) -> Reading {
         None if p.has(Cue::On) => Rel::Feeds,
         None => return Reading::NotGraph,
     };
-    // "X fed by Y", "X on Y": Y comes first in the relation.
+    // "X fed by Y", "X downstream of Y", "X on Y": Y comes first in the
+    // relation. "X upstream of Y" says X feeds Y: the word names where X
+    // stands, not what is asked of it.
+    let inside = |u: &usize| *u > a.span.start && *u < b.span.start;
+    let said = |u: usize, w: &str| p.words.iter().any(|x| x.span.start == u && x.text == w);
     let passive = p
         .cue_at(Cue::Upstream)
-        .iter()
-        .any(|&u| u > a.span.start && u < b.span.start)
-        || p.cue_at(Cue::On)
-            .iter()
-            .any(|&u| u > a.span.start && u < b.span.start);
+        .into_iter()
+        .filter(inside)
+        .any(|u| !said(u, "upstream"))
+        || p.cue_at(Cue::Downstream)
+            .into_iter()
+            .filter(inside)
+            .any(|u| said(u, "downstream"))
+        || p.cue_at(Cue::On).iter().any(inside);
     let (from, to) = if passive { (b, a) } else { (a, b) };
     // One hop unless the chain is asked for: in a plant loop everything
     // reaches everything, so "does CWP-1 feed CH-2" means directly.

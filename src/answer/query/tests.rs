@@ -287,6 +287,19 @@ async fn direction_comes_from_the_wording() {
     assert_eq!(ask(&b, "does AHU-1 feed VAV-2?").await.1, set(&["yes"]));
     assert_eq!(ask(&b, "is VAV-2 fed by AHU-1?").await.1, set(&["yes"]));
     assert_eq!(ask(&b, "does VAV-2 feed AHU-1?").await.1, set(&["no"]));
+    // "upstream of" / "downstream of" between two names say where the
+    // first stands: "VAV-2 upstream of CH-1" is VAV-2 feeding CH-1 (no),
+    // "VAV-2 downstream of CH-1" CH-1 feeding VAV-2 (yes).
+    for (text, yes) in [
+        ("is CH-1 upstream of VAV-2?", true),
+        ("is VAV-2 upstream of CH-1?", false),
+        ("is VAV-2 downstream of CH-1?", true),
+        ("is CH-1 downstream of VAV-2?", false),
+        ("is AHU-1 upstream of VAV-2", true),
+    ] {
+        let want = if yes { "yes" } else { "no" };
+        assert_eq!(ask(&b, text).await.1, set(&[want]), "{text}");
+    }
 }
 
 #[tokio::test]
