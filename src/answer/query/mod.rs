@@ -472,22 +472,21 @@ fn the_other_way(plan: &Plan, r: &GraphResult) -> Option<String> {
 }
 
 /// The follow-up of a "no" between two named nodes: what relates to the
-/// second one instead ("No: … VAV-3-02 is fed by AHU-2").
+/// second one instead ("No: … VAV-3-02 is fed by AHU-2"); for a place,
+/// where the first one is ("No: … VAV-2-14 is located in Room A-214").
 fn instead(plan: &Plan, r: &GraphResult) -> Option<String> {
     let l = denied(plan, r)?;
-    let plan::Slot::Node(to) = &l.to else {
-        return None;
+    let x = plan::Slot::var("x");
+    let (from, to) = if l.rel == plan::Rel::Location {
+        (l.from.clone(), x)
+    } else {
+        (x, l.to.clone())
     };
     let follow = Plan::new(
         Shape::List,
         "x",
         plan::Block {
-            links: vec![read::link(
-                l.rel,
-                plan::Slot::var("x"),
-                plan::Slot::Node(to.clone()),
-                plan::Reach::Direct,
-            )],
+            links: vec![read::link(l.rel, from, to, plan::Reach::Direct)],
             ..plan::Block::default()
         },
         String::new(),
@@ -842,15 +841,23 @@ async fn draft(
             } else if r.instead.is_empty() {
                 format!("No: the building graph does not show that {claim}.")
             } else {
-                let to = anchors(plan).last().cloned().unwrap_or_default();
-                let rel = plan.body.links.first().map_or("feeds", |l| l.rel.as_str());
+                let rel = plan.body.links.first().map(|l| l.rel);
+                let asked = match rel {
+                    Some(plan::Rel::Location) => format!(
+                        "Where {} is",
+                        name_of(view, anchors(plan).first().map_or("", String::as_str))
+                    ),
+                    Some(plan::Rel::Feeds) | None => format!(
+                        "What feeds {}",
+                        name_of(view, anchors(plan).last().map_or("", String::as_str))
+                    ),
+                    _ => format!(
+                        "What relates to {}",
+                        name_of(view, anchors(plan).last().map_or("", String::as_str))
+                    ),
+                };
                 format!(
-                    "No: the building graph does not show that {claim}. {} {}: {}.",
-                    match rel {
-                        "feeds" => "What feeds",
-                        _ => "What relates to",
-                    },
-                    name_of(view, &to),
+                    "No: the building graph does not show that {claim}. {asked}: {}.",
                     names(view, &r.instead, &no_path)
                 )
             }

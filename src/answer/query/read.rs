@@ -1621,8 +1621,18 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
 /// Rule 1: does one named node feed (contain, hold) the other?
 fn between(p: &Parts<'_>) -> Reading {
     let (a, b) = (&p.nodes[0], &p.nodes[1]);
+    // "is VAV-2-14 in Room A-214", "is AHU-3 in building b": equipment,
+    // then a place after "in" (or "inside", "at", "on"): where it is.
+    let placed = p.view.is_location(&b.iri)
+        && !p.view.is_location(&a.iri)
+        && p.words.iter().any(|w| {
+            w.span.start >= a.span.end
+                && w.span.start < b.span.start
+                && matches!(w.text.as_str(), "in" | "inside" | "within" | "at" | "on")
+        });
     let rel = match p.relation() {
         Some((r, _)) => r,
+        None if placed => Rel::Location,
         None if p.has(Cue::On) => Rel::Feeds,
         None => return Reading::NotGraph,
     };
@@ -1641,10 +1651,17 @@ fn between(p: &Parts<'_>) -> Reading {
             .filter(inside)
             .any(|u| said(u, "downstream"))
         || p.cue_at(Cue::On).iter().any(inside);
-    let (from, to) = if passive { (b, a) } else { (a, b) };
+    let (from, to) = if passive && rel != Rel::Location {
+        (b, a)
+    } else {
+        (a, b)
+    };
     // One hop unless the chain is asked for: in a plant loop everything
     // reaches everything, so "does CWP-1 feed CH-2" means directly.
-    let chain = p.has(Cue::Transitive)
+    // A place holds what is in its rooms and floors: "in building b" is
+    // along the parts, as "ultimately" is along the supply chain.
+    let chain = rel == Rel::Location
+        || p.has(Cue::Transitive)
         || p.words
             .iter()
             .any(|w| w.text == "upstream" || w.text == "downstream");
@@ -1655,6 +1672,24 @@ fn between(p: &Parts<'_>) -> Reading {
     };
     if !p.has_edges(rel) {
         return unsupported(p, rel);
+    }
+    // A node the model places nowhere (nor its parts, nor what it is part
+    // of): "no, not in Room 7" would claim what the data does not know.
+    if rel == Rel::Location {
+        let topo = p.view.topo;
+        let mut group = vec![from.iri.clone()];
+        group.extend(topo.parts(&from.iri));
+        group.extend(topo.containers(&from.iri));
+        if group
+            .iter()
+            .all(|n| topo.out_of(n, TopoRel::HasLocation).is_empty())
+        {
+            let name = p.name(&from.iri);
+            return Reading::Unsupported {
+                understood: format!("whether {name} is located in {}", p.name(&to.iri)),
+                why: format!("the building data records no location for {name}"),
+            };
+        }
     }
     let understood = format!(
         "whether {} {}{} {}",

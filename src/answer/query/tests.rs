@@ -265,6 +265,29 @@ async fn a_no_says_when_the_supply_runs_the_other_way() {
     );
 }
 
+/// Equipment "in" a named place: where it is located, through the rooms
+/// and floors the place holds; a "no" says where it is; a node the model
+/// places nowhere is not answered no.
+#[tokio::test]
+async fn equipment_in_a_named_place() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    assert_eq!(ask(&b, "is VAV-1 in Room 102?").await.1, set(&["yes"]));
+    assert_eq!(ask(&b, "is AHU-1 in building a").await.1, set(&["yes"]));
+    assert_eq!(ask(&b, "is vav-1 on floor 1").await.1, set(&["yes"]));
+    let said = answer_text(&b, "is VAV-1 in Room 101?").await;
+    assert!(said.starts_with("No:"), "{said}");
+    assert!(said.contains("Where VAV-1 is: Room 102"), "{said}");
+    assert!(
+        matches!(
+            reading(&b, "is VAV-2 in Room 103"),
+            Reading::Unsupported { .. }
+        ),
+        "VAV-2 has no location"
+    );
+}
+
 #[tokio::test]
 async fn direction_comes_from_the_wording() {
     let Some(b) = building("plant.ttl").await else {
