@@ -1334,7 +1334,18 @@ impl<'a> Parts<'a> {
             || self.lower.contains("yes or no")
             || (!wh && self.nodes.len() >= 2 && self.feeds_words())
             || (!wh && self.nodes.len() == 1 && first == "got")
-            || (!wh && self.nodes.len() == 1 && self.words.get(1).is_some_and(|w| w.text == "got"))
+            || (!wh && self.nodes.len() == 1 && self.got_after_node())
+    }
+
+    /// "VAV-2-14 got a CO2 sensor?", "psz-ac-3 got a clg coil?": the
+    /// first word after the one named node is "got" (the name may be
+    /// several words: "psz-ac-3" is three).
+    fn got_after_node(&self) -> bool {
+        let end = self.nodes[0].span.end;
+        self.words
+            .iter()
+            .find(|w| w.span.start >= end)
+            .is_some_and(|w| w.text == "got")
     }
 
     /// Where a word of supply stands as a relation, not inside the name
@@ -1996,9 +2007,17 @@ fn anchored(p: &Parts<'_>) -> Reading {
     let rel = match p.relation() {
         Some((r, at)) => Some((r, at)),
         // "VAVs on AHU-1" (not "points on VAV-2").
-        // ("VAVs on floor 3" asks what is in the place: read from the data.)
+        // ("VAVs on floor 3" asks what is in the place, "which damper is on
+        // the ahu" its parts of that kind: read from the data.)
         None if p.has(Cue::On)
-            && specific.is_some_and(|c| !c.point && !c.location)
+            && specific.is_some_and(|c| {
+                !c.point
+                    && !c.location
+                    && !matches!(
+                        relation_in_data(p, &a.iri, c),
+                        Some((Rel::Part | Rel::Point, true))
+                    )
+            })
             && !p.is_location(&a.iri) =>
         {
             p.first(Cue::On).map(|at| (Rel::Feeds, at))

@@ -265,6 +265,26 @@ async fn a_no_says_when_the_supply_runs_the_other_way() {
     );
 }
 
+/// "Which fan is on AHU-1" asks for the fan that is part of it, not
+/// equipment the AHU feeds; "which boxes are on AHU-1" still asks what it
+/// feeds.
+#[tokio::test]
+async fn on_a_node_that_has_parts_of_the_kind() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    assert_eq!(ask(&b, "which fan is on AHU-1").await.1, set(&["AHU-1_SF"]));
+    // A name of several words, then "got": asked yes or no.
+    assert_eq!(
+        ask(&b, "vav-1 got a zone air temperature sensor?").await.1,
+        set(&["yes"])
+    );
+    assert_eq!(
+        ask(&b, "which vav boxes are on AHU-1").await.1,
+        set(&["VAV-1", "VAV-2"])
+    );
+}
+
 /// Equipment "in" a named place: where it is located, through the rooms
 /// and floors the place holds; a "no" says where it is; a node the model
 /// places nowhere is not answered no.
