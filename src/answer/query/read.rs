@@ -1734,18 +1734,62 @@ fn has_all(p: &Parts<'_>) -> Reading {
     let a = &p.nodes[0];
     let mut body = Block::default();
     let mut said = Vec::new();
+    // "are there any VAVs in building b", "does room a-214 have a vav": a
+    // place holds equipment by where the equipment is located (in it or
+    // in its rooms and floors), not as a part.
+    let place = p.view.is_location(&a.iri);
     for (i, c) in p.classes.iter().enumerate() {
         let v = format!("c{i}");
-        let rel = if c.point { Rel::Point } else { Rel::Part };
-        let reach = if c.point {
-            Reach::Direct
+        let (l, what) = if c.point {
+            let l = link(
+                Rel::Point,
+                Slot::Node(a.iri.clone()),
+                Slot::var(&v),
+                Reach::Direct,
+            );
+            (l, indefinite(&p.class_name(c)))
+        } else if place && !c.location {
+            // A model that places no equipment of the kind anywhere
+            // ("does room7 have a vav" where no VAV has a location) cannot
+            // say no.
+            let topo = p.view.topo;
+            let kind = std::slice::from_ref(&c.iri);
+            let placed = topo.nodes().any(|n| {
+                p.view.is_a_any(n, kind)
+                    && std::iter::once(n.to_owned())
+                        .chain(topo.containers(n))
+                        .any(|m| !topo.out_of(&m, TopoRel::HasLocation).is_empty())
+            });
+            if !placed {
+                let kind = p.class_name(c);
+                return Reading::Unsupported {
+                    understood: format!(
+                        "whether {} has {} located in it",
+                        p.name(&a.iri),
+                        indefinite(&kind)
+                    ),
+                    why: format!("the building data records no location for any {kind}"),
+                };
+            }
+            let l = link(
+                Rel::Location,
+                Slot::var(&v),
+                Slot::Node(a.iri.clone()),
+                Reach::Transitive,
+            );
+            (l, format!("{} located in it", indefinite(&p.class_name(c))))
         } else {
-            Reach::Transitive
+            let l = link(
+                Rel::Part,
+                Slot::Node(a.iri.clone()),
+                Slot::var(&v),
+                Reach::Transitive,
+            );
+            (l, indefinite(&p.class_name(c)))
         };
-        body.links
-            .push(link(rel, Slot::Node(a.iri.clone()), Slot::var(&v), reach));
+        body.links.push(l);
         body.types.push((Slot::var(&v), c.iri.clone()));
-        said.push(indefinite(&p.class_name(c)));
+        said.push(what);
     }
     Reading::Plan(Box::new(Plan::new(
         Shape::Yes,

@@ -306,6 +306,18 @@ async fn equipment_in_a_named_place() {
         ),
         "VAV-2 has no location"
     );
+    // A place and a kind of equipment: what is located in it or in its
+    // rooms and floors, not its parts.
+    assert_eq!(
+        ask(&b, "are there any vav boxes in building a").await.1,
+        set(&["yes"])
+    );
+    assert_eq!(ask(&b, "does room 102 have a vav").await.1, set(&["yes"]));
+    assert_eq!(ask(&b, "does room 104 have a vav").await.1, set(&["no"]));
+    assert_eq!(
+        ask(&b, "does building a have a floor").await.1,
+        set(&["yes"])
+    );
 }
 
 #[tokio::test]
