@@ -398,6 +398,15 @@ impl Topology {
         self.part_closure(iri, Direction::Incoming)
     }
 
+    /// Whether the model places a node anywhere: it, one of its parts or
+    /// something it is part of has a `hasLocation`.
+    pub fn is_placed(&self, node: &str) -> bool {
+        std::iter::once(node.to_owned())
+            .chain(self.parts(node))
+            .chain(self.containers(node))
+            .any(|n| !self.out_of(&n, Rel::HasLocation).is_empty())
+    }
+
     /// Whether a node is in a place: the place itself, a part of it (a
     /// room of the floor), or located in one of those.
     pub fn is_in(&self, node: &str, place: &str) -> bool {

@@ -1686,21 +1686,12 @@ fn between(p: &Parts<'_>) -> Reading {
     }
     // A node the model places nowhere (nor its parts, nor what it is part
     // of): "no, not in Room 7" would claim what the data does not know.
-    if rel == Rel::Location {
-        let topo = p.view.topo;
-        let mut group = vec![from.iri.clone()];
-        group.extend(topo.parts(&from.iri));
-        group.extend(topo.containers(&from.iri));
-        if group
-            .iter()
-            .all(|n| topo.out_of(n, TopoRel::HasLocation).is_empty())
-        {
-            let name = p.name(&from.iri);
-            return Reading::Unsupported {
-                understood: format!("whether {name} is located in {}", p.name(&to.iri)),
-                why: format!("the building data records no location for {name}"),
-            };
-        }
+    if rel == Rel::Location && !p.view.topo.is_placed(&from.iri) {
+        let name = p.name(&from.iri);
+        return Reading::Unsupported {
+            understood: format!("whether {name} is located in {}", p.name(&to.iri)),
+            why: format!("the building data records no location for {name}"),
+        };
     }
     let understood = format!(
         "whether {} {}{} {}",
@@ -1740,13 +1731,9 @@ fn has_all(p: &Parts<'_>) -> Reading {
     let place = p.view.is_location(&a.iri);
     for (i, c) in p.classes.iter().enumerate() {
         let v = format!("c{i}");
+        let (node, var) = (Slot::Node(a.iri.clone()), Slot::var(&v));
         let (l, what) = if c.point {
-            let l = link(
-                Rel::Point,
-                Slot::Node(a.iri.clone()),
-                Slot::var(&v),
-                Reach::Direct,
-            );
+            let l = link(Rel::Point, node, var, Reach::Direct);
             (l, indefinite(&p.class_name(c)))
         } else if place && !c.location {
             // A model that places no equipment of the kind anywhere
@@ -1754,12 +1741,9 @@ fn has_all(p: &Parts<'_>) -> Reading {
             // say no.
             let topo = p.view.topo;
             let kind = std::slice::from_ref(&c.iri);
-            let placed = topo.nodes().any(|n| {
-                p.view.is_a_any(n, kind)
-                    && std::iter::once(n.to_owned())
-                        .chain(topo.containers(n))
-                        .any(|m| !topo.out_of(&m, TopoRel::HasLocation).is_empty())
-            });
+            let placed = topo
+                .nodes()
+                .any(|n| p.view.is_a_any(n, kind) && topo.is_placed(n));
             if !placed {
                 let kind = p.class_name(c);
                 return Reading::Unsupported {
@@ -1771,20 +1755,10 @@ fn has_all(p: &Parts<'_>) -> Reading {
                     why: format!("the building data records no location for any {kind}"),
                 };
             }
-            let l = link(
-                Rel::Location,
-                Slot::var(&v),
-                Slot::Node(a.iri.clone()),
-                Reach::Transitive,
-            );
+            let l = link(Rel::Location, var, node, Reach::Transitive);
             (l, format!("{} located in it", indefinite(&p.class_name(c))))
         } else {
-            let l = link(
-                Rel::Part,
-                Slot::Node(a.iri.clone()),
-                Slot::var(&v),
-                Reach::Transitive,
-            );
+            let l = link(Rel::Part, node, var, Reach::Transitive);
             (l, indefinite(&p.class_name(c)))
         };
         body.links.push(l);
