@@ -364,12 +364,12 @@ def main():
                 counts[q["category"]][q.get("split", "tuned")] += 1
                 if q["expect"] == "answer" and not q.get("expected"):
                     fail(f"{rel(path)}: {qid}: an answer question over a model needs expected.sparql")
-            per_file[rel(path)] = counts
-            continue
-        for q in data["questions"]:
-            check_question(path, root_dir, q, ids, known, counts)
-            if q.get("meaning"):
-                meanings[q["meaning"]].append(q)
+        else:
+            for q in data["questions"]:
+                check_question(path, root_dir, q, ids, known, counts)
+                if q.get("meaning"):
+                    meanings[q["meaning"]].append(q)
+        # Every file, the model-based one too, keeps a third held out.
         n_all = len(data["questions"])
         n_held = sum(1 for q in data["questions"] if q.get("split", "tuned") == "held_out")
         if n_all and n_held < HELD_OUT_MIN * n_all:
