@@ -2366,10 +2366,17 @@ fn feeds_down(p: &Parts<'_>, a: &NodeMention, verb: usize) -> bool {
     // "which VAVs on AHU-1": the node after "on" supplies; "which AHU is
     // VAV-2-14 on", "VAV-2-14 hangs off which AHU": the node before it is
     // supplied.
+    // "which pumps are on AHU-2", "which chillers are on AHU-1": nothing of
+    // the kind is downstream of the node and the data has it upstream (the
+    // pumps feed its coils): the kind is what the node hangs on.
     if p.relation().is_none()
         && let Some(on) = p.first(Cue::On)
     {
-        return before(on);
+        let only_upstream = p
+            .specific()
+            .first()
+            .is_some_and(|c| matches!(relation_in_data(p, &a.iri, c), Some((Rel::Feeds, false))));
+        return before(on) && !only_upstream;
     }
     // "boxes that get air from AHU-1" (the node supplies), "where does
     // VAV-2-14 get its air from" (the node is supplied).

@@ -283,6 +283,12 @@ async fn on_a_node_that_has_parts_of_the_kind() {
         ask(&b, "which vav boxes are on AHU-1").await.1,
         set(&["VAV-1", "VAV-2"])
     );
+    // Nothing of the kind downstream, some upstream: "on" the node is
+    // upstream of it.
+    assert_eq!(
+        ask(&b, "which chillers are on VAV-1").await.1,
+        set(&["CH-1"])
+    );
 }
 
 /// Equipment "in" a named place: where it is located, through the rooms
