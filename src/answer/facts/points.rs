@@ -10,6 +10,9 @@ use crate::topology::Rel;
 use crate::vocab::{self, PREFIXES};
 use std::collections::{BTreeSet, HashMap};
 
+/// The Haystack tags that say what a point does: a point is one of them.
+const POINT_FUNCTIONS: [&str; 3] = ["sensor", "sp", "cmd"];
+
 impl GraphContext<'_> {
     /// "AHU-2 SAT (Supply Air Temperature Sensor, unit DEG_F)".
     fn point_line(&self, p: &str) -> String {
@@ -19,6 +22,54 @@ impl GraphContext<'_> {
             .map(|u| format!(", unit {}", local(u)))
             .unwrap_or_default();
         format!("{} ({}{unit})", self.label(p), self.class_phrase(p))
+    }
+
+    /// The points of `beside` (the points of the equipment the `named`
+    /// point is on) that a point function said after its name asks for
+    /// ("AHU-3 SAT setpoint", "sat stpt"): the grounder reads the name and
+    /// the function apart, and a later function replaces an earlier one —
+    /// the named point's tags with its function replaced. `None` when no
+    /// function is said apart, the named point has it, or its tags cannot
+    /// tell.
+    fn function_beside(&self, named: &str, beside: &[String]) -> Option<Vec<String>> {
+        let said: Vec<&str> = self
+            .question
+            .grounding
+            .point_types
+            .iter()
+            .filter(|pt| {
+                pt.brick_class.is_none()
+                    && !pt.haystack_tags.is_empty()
+                    && pt
+                        .haystack_tags
+                        .iter()
+                        .all(|t| POINT_FUNCTIONS.contains(&t.as_str()))
+            })
+            .flat_map(|pt| pt.haystack_tags.iter().map(String::as_str))
+            .collect();
+        let own = self.tag_names(named);
+        let has = |tags: &[String], t: &str| tags.iter().any(|x| x == t);
+        if said.is_empty() || said.iter().all(|f| has(&own, f)) {
+            return None;
+        }
+        let want: Vec<&str> = own
+            .iter()
+            .map(String::as_str)
+            .filter(|t| !POINT_FUNCTIONS.contains(t))
+            .collect();
+        if want.is_empty() {
+            return None;
+        }
+        Some(
+            beside
+                .iter()
+                .filter(|p| {
+                    let tags = self.tag_names(p);
+                    want.iter().chain(&said).all(|w| has(&tags, w))
+                })
+                .cloned()
+                .collect(),
+        )
     }
 
     /// Points that match the grounded point types: by class, else by the
@@ -98,11 +149,47 @@ impl GraphContext<'_> {
         let q = self.question;
         let g = &q.grounding;
         let asked = !g.point_types.is_empty() || !point_tags(g).is_empty();
-        for s in subjects {
-            let points = self.view.topo.out_of(s, Rel::HasPoint);
+        for named in subjects {
+            let mut s = named;
+            let mut points = self.view.topo.out_of(s, Rel::HasPoint);
             self.load(&points).await?;
+            let mut matched = self.matching_points(&points);
+            // A named point has no points: the question asks about a point
+            // beside it on its equipment ("AHU-3 SAT setpoint": the
+            // setpoint beside the sensor "AHU-3 SAT"; "ahu-1 sat sensor
+            // class": the sensor of the kind asked), else about the point
+            // itself.
+            let owner = self.view.topo.owner_of_point(s);
+            if points.is_empty()
+                && let Some(owner) = owner.as_ref()
+            {
+                let mut beside = self.view.topo.out_of(owner, Rel::HasPoint);
+                beside.push(owner.clone());
+                self.load(&beside).await?;
+                beside.pop();
+                let found = match self.function_beside(s, &beside) {
+                    // A function the equipment has no point of: nothing
+                    // the graph can say (the documents may).
+                    Some(found) if found.is_empty() => continue,
+                    Some(found) => found,
+                    None if asked => self.matching_points(&beside),
+                    None => Vec::new(),
+                };
+                if found.is_empty() {
+                    let text = format!(
+                        "{} is a point of {}: {}.",
+                        self.label(s),
+                        self.label(owner),
+                        self.point_line(s)
+                    );
+                    out.extend(self.fact(text, s, vec![owner.clone()]));
+                    continue;
+                }
+                s = owner;
+                points = beside;
+                matched = found;
+            }
             let name = self.label(s);
-            let matched = self.matching_points(&points);
             if points.is_empty() {
                 out.extend(self.fact(format!("The graph lists no points on {name}."), s, vec![]));
                 continue;

@@ -252,6 +252,17 @@ async fn points_with_classes_and_units() {
         )
         .await;
     assert_eq!(texts(&facts), ["The graph lists no points on CH-1."]);
+    // A named point has no points: the question is about the point.
+    let facts = f
+        .facts(
+            "list the points on AHU-1 SAT",
+            entities(vec![named("AHU-1_SAT", "AHU-1 SAT")]),
+        )
+        .await;
+    assert_eq!(
+        texts(&facts),
+        ["AHU-1 SAT is a point of AHU-1: AHU-1 SAT (Supply Air Temperature Sensor, unit DEG_F)."]
+    );
 }
 
 #[tokio::test]

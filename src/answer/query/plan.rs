@@ -180,7 +180,8 @@ pub struct Block {
     /// Alternatives: each inner block is one way the condition holds
     /// (a location's points: its own, or those located in it).
     pub any_of: Vec<Vec<Link>>,
-    /// (variable, IRI): the variable is that node.
+    /// (variable, IRI): the variable is that node (one of them, for a
+    /// variable listed with several).
     pub values: Vec<(String, String)>,
 }
 
@@ -193,8 +194,17 @@ impl Block {
     /// links when one starts from a named node or a variable bound outside
     /// (`links_first`), else the types first.
     fn render_ordered(&self, out: &mut String, indent: &str, links_first: bool, cx: &mut Ctx<'_>) {
-        for (v, iri) in &self.values {
-            let _ = writeln!(out, "{indent}VALUES ?{v} {{ <{iri}> }}");
+        // One VALUES per variable: several nodes of one are alternatives.
+        let mut vars: Vec<&str> = self.values.iter().map(|(v, _)| v.as_str()).collect();
+        vars.dedup();
+        for v in vars {
+            let nodes: Vec<String> = self
+                .values
+                .iter()
+                .filter(|(w, _)| w == v)
+                .map(|(_, iri)| format!("<{iri}>"))
+                .collect();
+            let _ = writeln!(out, "{indent}VALUES ?{v} {{ {} }}", nodes.join(" "));
         }
         let anchored = links_first
             || self

@@ -2043,6 +2043,14 @@ fn anchored(p: &Parts<'_>) -> Reading {
         None => None,
     };
     let points_asked = p.classes.iter().any(|c| c.point) && rel.is_none();
+    // A point has no points: "AHU-1 SAT setpoint" asks for the point
+    // beside it on its equipment.
+    if points_asked
+        && p.view.is_point(&a.iri)
+        && p.view.topo.out_of(&a.iri, TopoRel::HasPoint).is_empty()
+    {
+        return beside_point(p, a, shape);
+    }
     let mut data_whole = false;
     let (rel, at) = match rel {
         Some(r) => r,
@@ -2323,6 +2331,88 @@ fn anchored(p: &Parts<'_>) -> Reading {
 
 /// The node the question names through another ("vav1 DAT sensor" is the
 /// box's DAT point): the answer is that node.
+/// The Brick tags that say what a point does; a point's class has one.
+const POINT_FUNCTION_TAGS: [&str; 6] = [
+    "Sensor",
+    "Setpoint",
+    "Command",
+    "Status",
+    "Alarm",
+    "Parameter",
+];
+
+/// "AHU-1 SAT setpoint", "vav-1-01 dat sp": a kind of point asked after a
+/// named point (which has no points of its own) is the point beside it on
+/// its equipment that is what the named one is but for its function — the
+/// Brick tags of the named point's class with its function tags replaced
+/// by the asked kind's ("VAV-2-14 ZNT setpoint": its heating and cooling
+/// setpoints). None: the graph facts and documents may say.
+fn beside_point(p: &Parts<'_>, a: &NodeMention, shape: Shape) -> Reading {
+    let topo = p.view.topo;
+    let Some(owner) = topo.owner_of_point(&a.iri) else {
+        return Reading::NotGraph;
+    };
+    let tags = |class: &str| {
+        p.view
+            .onto
+            .class(class)
+            .map(|c| c.tags.clone())
+            .unwrap_or_default()
+    };
+    let function = |t: &String| {
+        POINT_FUNCTION_TAGS
+            .iter()
+            .any(|f| t.strip_prefix(vocab::TAG) == Some(*f))
+    };
+    let asked: Vec<String> = p
+        .classes
+        .iter()
+        .filter(|c| c.point)
+        .flat_map(|c| tags(&c.iri))
+        .collect();
+    let mut want: Vec<String> = p
+        .view
+        .specific_types(&a.iri)
+        .iter()
+        .flat_map(|c| tags(c))
+        .filter(|t| !function(t))
+        .collect();
+    if want.is_empty() || !asked.iter().any(function) {
+        return Reading::NotGraph;
+    }
+    want.extend(asked);
+    let found: Vec<String> = topo
+        .out_of(&owner, TopoRel::HasPoint)
+        .into_iter()
+        .filter(|n| {
+            *n != a.iri
+                && p.view.specific_types(n).iter().any(|c| {
+                    let have = tags(c);
+                    want.iter().all(|t| have.contains(t))
+                })
+        })
+        .collect();
+    if found.is_empty() {
+        return Reading::NotGraph;
+    }
+    let kind = p
+        .classes
+        .iter()
+        .find(|c| c.point)
+        .map_or_else(|| "point".to_owned(), |c| p.class_name(c));
+    let mut plan = Plan::new(
+        shape,
+        X,
+        Block {
+            values: found.into_iter().map(|n| (X.to_owned(), n)).collect(),
+            ..Block::default()
+        },
+        format!("the {kind} beside {} on {}", p.name(&a.iri), p.name(&owner)),
+    );
+    plan.cited = vec![a.iri.clone(), owner];
+    Reading::Plan(Box::new(plan))
+}
+
 fn named_through(p: &Parts<'_>, a: &NodeMention, shape: Shape) -> Reading {
     Reading::Plan(Box::new(Plan::new(
         shape,

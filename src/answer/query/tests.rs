@@ -789,3 +789,25 @@ async fn a_kind_of_point_narrows_though_many_kinds_are_under_it() {
     let (_, got) = ask(&b, "list the points on ahu-1").await;
     assert_eq!(got, set(&["AHU-1_SAT", "AHU-1_SAT-SP", "AHU-1_SF-CMD"]));
 }
+
+#[tokio::test]
+async fn a_point_function_after_a_named_point_asks_for_the_point_beside_it() {
+    let Some(b) = building("coils.ttl").await else {
+        return;
+    };
+    // "AHU-1 SAT" is the sensor; the setpoint said after it is the
+    // setpoint of the same quantity on the same AHU, not "the setpoints
+    // of the sensor" (none).
+    for text in [
+        "ahu-1 sat setpoint",
+        "AHU-1 SAT setpoint?",
+        "what is the setpoint for ahu-1 sat",
+    ] {
+        let (_, got) = ask(&b, text).await;
+        assert_eq!(got, set(&["AHU-1_SAT-SP"]), "{text:?}");
+    }
+    // A function the equipment has no point of beside it: nothing composed.
+    let view = GraphView::new(&b.topo, &b.onto);
+    let q = Question::read("ahu-1 sat command", &b.grounder, &b.cues, view);
+    assert!(!matches!(read::read(&q, &b.cues, view), Reading::Plan(_)));
+}
