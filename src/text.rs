@@ -407,6 +407,10 @@ pub enum Cue {
     Define,
     /// Phrases asking what something is or means.
     DefinePhrase,
+    /// Phrases asking whether one class is a kind of another ("kind of").
+    KindOf,
+    /// Phrases asking whether two classes are the same ("same as").
+    SameClass,
     /// Haystack tags.
     Tags,
     /// "count".

@@ -44,6 +44,9 @@ pub async fn graph(
         .map(|i| i.as_str().to_owned())
         .collect();
     trace.graph.queries = std::mem::take(&mut ctx.queries);
+    if let Some(answer) = ctx.answer.take() {
+        trace.graph.answer = Some(answer);
+    }
     let mut graph_ids: Vec<String> = Vec::new();
     for id in facts.iter().flat_map(|f| &f.graph_ids) {
         if !graph_ids.contains(id) {

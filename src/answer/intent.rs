@@ -8,6 +8,7 @@
 
 use crate::ground::{EntityKind, Grounding};
 use crate::text::{Cue, Cues, dated, phrase_at, stem, words};
+use crate::vocab;
 use serde::Serialize;
 
 /// One thing a question asks.
@@ -64,6 +65,20 @@ pub struct Reading {
     /// The content words left once question words, stop words and the
     /// names the grounder matched are taken out; lower case, stemmed.
     pub focus: Vec<String>,
+    /// Asks, yes or no, how two classes it names relate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classes_asked: Option<ClassAsk>,
+}
+
+/// What a yes/no question about two classes asks of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassAsk {
+    /// Whether the first is a kind of the second ("is a VAV a kind of
+    /// terminal unit").
+    KindOf,
+    /// Whether they are the same class ("is RVAV the same as …").
+    Same,
 }
 
 impl Reading {
@@ -162,6 +177,108 @@ pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
         })
 }
 
+/// Whether the question says a phrase of `cue` ("kind of", "same as") and,
+/// besides it and the classes it names, only function, stop and frame
+/// words: "is rvav the same as a vav box with reheat" says "reheat" beyond
+/// the two classes the grounder read ("vav box"), and is not asked.
+fn only_classes_said(cues: &Cues, lower: &str, g: &Grounding, cue: Cue) -> bool {
+    let mut said: Vec<bool> = vec![false; lower.len()];
+    let mut mark = |start: usize, end: usize| {
+        for b in said.iter_mut().take(end).skip(start) {
+            *b = true;
+        }
+    };
+    let phrases: Vec<(usize, usize)> = cues
+        .list(cue)
+        .iter()
+        .flat_map(|p| phrase_at(lower, p).map(move |at| (at, at + p.len())))
+        .collect();
+    if phrases.is_empty() {
+        return false;
+    }
+    for (start, end) in phrases {
+        mark(start, end);
+    }
+    // A mention runs on over the words of its class's own name that
+    // follow it ("vav box": the grounder reads "vav").
+    let mentions = g
+        .entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Class)
+        .map(|e| (e.span, Some(e.iri.as_str())))
+        .chain(
+            g.equipment_types
+                .iter()
+                .map(|t| (t.span, t.brick_class.as_deref()))
+                .chain(
+                    g.point_types
+                        .iter()
+                        .map(|t| (t.span, t.brick_class.as_deref())),
+                ),
+        );
+    for (span, class) in mentions {
+        let name: Vec<String> = class
+            .map(|c| vocab::local_name(c).to_lowercase())
+            .unwrap_or_default()
+            .split('_')
+            .map(str::to_owned)
+            .collect();
+        let mut end = span.end;
+        while let Some(next) = lower.get(end..).and_then(|rest| {
+            let word = rest.split_whitespace().next()?;
+            let at = end + rest.find(word)?;
+            let bare = word.trim_end_matches(|c: char| !c.is_alphanumeric());
+            name.iter().any(|n| n == bare).then_some(at + bare.len())
+        }) {
+            end = next;
+        }
+        mark(span.start, end);
+    }
+    let rest: String = lower
+        .char_indices()
+        .map(|(i, c)| {
+            if said.get(i).copied().unwrap_or(true) {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    words(&rest).iter().all(|x| {
+        [Cue::FunctionWord, Cue::StopWord, Cue::FrameWord, Cue::YesNo]
+            .iter()
+            .any(|c| cues.is(*c, x))
+    })
+}
+
+/// The Brick classes a grounding names, as classes, kinds of equipment or
+/// kinds of point, in the order the question says them (one per place
+/// in the text; not the root `brick:Class`, which the word "class" names).
+pub fn class_mentions(g: &Grounding) -> Vec<String> {
+    let root = vocab::brick("Class");
+    let mut at: Vec<(usize, String)> = g
+        .entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Class && e.iri != root)
+        .map(|e| (e.span.start, e.iri.clone()))
+        .chain(
+            g.equipment_types
+                .iter()
+                .filter_map(|t| Some((t.span.start, t.brick_class.as_deref()?)))
+                .chain(
+                    g.point_types
+                        .iter()
+                        .filter_map(|t| Some((t.span.start, t.brick_class.as_deref()?))),
+                )
+                .filter(|(_, c)| !c.contains(':'))
+                .map(|(s, c)| (s, vocab::brick(c))),
+        )
+        .collect();
+    at.sort();
+    at.dedup_by(|a, b| a.0 == b.0);
+    at.into_iter().map(|(_, c)| c).collect()
+}
+
 /// Reads a question (`lower`: its text in lower case, `w`: its words).
 /// `is_location` tells whether an IRI names a location; `filter_class`
 /// whether the question names an equipment class other than those of the
@@ -234,6 +351,22 @@ pub fn read(
     }
     if cues.any(Cue::Define, w) || cues.in_text(Cue::DefinePhrase, lower) || bare_term(cues, w, g) {
         r.push(Intent::Definition);
+    }
+    if r.yes_no && instances.is_empty() && class_mentions(g).len() == 2 {
+        r.classes_asked = [
+            (Cue::SameClass, ClassAsk::Same),
+            (Cue::KindOf, ClassAsk::KindOf),
+        ]
+        .into_iter()
+        .find(|(cue, _)| only_classes_said(cues, lower, g, *cue))
+        .map(|(_, ask)| ask);
+    }
+    // A question about two classes asks the ontology, not the building.
+    if r.classes_asked.is_some() {
+        r.intents.clear();
+        r.push(Intent::Definition);
+        r.focus = focus(cues, w, g);
+        return r;
     }
     // Feeds: explicit words first, then the order of verb and entity.
     if cues.any(Cue::Upstream, w) {

@@ -1,11 +1,21 @@
 //! What the answer stages ask of the topology and the ontology together:
 //! whether a node is a location or a point, whether it is an instance of
-//! some classes, its most specific types.
+//! some classes, its most specific types, the points beside a point.
 
 use crate::ground::{EntityKind, Grounding};
 use crate::ontology::Ontology;
 use crate::topology::Topology;
 use crate::vocab;
+
+/// The Brick tags that say what a point does; a point's class has one.
+const POINT_FUNCTION_TAGS: [&str; 6] = [
+    "Sensor",
+    "Setpoint",
+    "Command",
+    "Status",
+    "Alarm",
+    "Parameter",
+];
 
 /// The topology read through the class hierarchy.
 #[derive(Clone, Copy)]
@@ -52,6 +62,51 @@ impl<'a> GraphView<'a> {
             })
             .cloned()
             .collect()
+    }
+
+    /// The points beside the point `named` on its equipment that are what
+    /// it is but for its function: the Brick tags of its classes with
+    /// their function tags (sensor, setpoint, command …) replaced by the
+    /// `asked` tags, which hold one ("AHU-1 SAT" and a setpoint: AHU-1
+    /// SAT-SP; "VAV-2-14 ZNT" and a setpoint: its heating and cooling
+    /// setpoints). `None` when `named` is on no equipment, `asked` holds
+    /// no function or the named point's classes hold nothing else.
+    pub fn points_beside(&self, named: &str, asked: &[String]) -> Option<Vec<String>> {
+        let owner = self.topo.owner_of_point(named)?;
+        let tags = |class: &str| {
+            self.onto
+                .class(class)
+                .map(|c| c.tags.clone())
+                .unwrap_or_default()
+        };
+        let function = |t: &String| {
+            POINT_FUNCTION_TAGS
+                .iter()
+                .any(|f| t.strip_prefix(vocab::TAG) == Some(*f))
+        };
+        let mut want: Vec<String> = self
+            .specific_types(named)
+            .iter()
+            .flat_map(|c| tags(c))
+            .filter(|t| !function(t))
+            .collect();
+        if want.is_empty() || !asked.iter().any(function) {
+            return None;
+        }
+        want.extend(asked.iter().cloned());
+        Some(
+            self.topo
+                .out_of(&owner, crate::topology::Rel::HasPoint)
+                .into_iter()
+                .filter(|n| {
+                    n != named
+                        && self.specific_types(n).iter().any(|c| {
+                            let have = tags(c);
+                            want.iter().all(|t| have.contains(t))
+                        })
+                })
+                .collect(),
+        )
     }
 
     /// Brick equipment classes the grounding names beyond the types of the

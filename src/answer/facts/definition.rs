@@ -1,10 +1,12 @@
 //! Definition facts: what a Brick class is (its `skos:definition`, parents
-//! and equivalents; whether two classes are the same), what a node is
+//! and equivalents; whether two classes are the same, whether one is a
+//! kind of the other), what a node is
 //! typed, what an abbreviation (`dq:Alias`) stands for, and which Haystack
 //! tags a node carries or a marker maps to.
 
 use super::{GraphContext, dq, local};
 use crate::answer::Fact;
+use crate::answer::intent::{ClassAsk, class_mentions};
 use crate::ground::EntityKind;
 use crate::store::{SolutionExt, StoreResult};
 use crate::vocab::{self, PREFIXES};
@@ -169,6 +171,18 @@ impl GraphContext<'_> {
         out: &mut Vec<Fact>,
     ) -> StoreResult<()> {
         let classes = self.classes_asked(subjects).await?;
+        // A yes/no question about two classes is answered yes or no first.
+        let asked = self.question.reading.classes_asked;
+        if let Some(ask) = asked
+            && let [a, b, ..] = class_mentions(&self.question.grounding).as_slice()
+        {
+            self.load(&[a.clone(), b.clone()]).await?;
+            let (yes, fact) = match ask {
+                ClassAsk::Same => (self.same(a, b), self.same_class(a, b)),
+                ClassAsk::KindOf => (self.view.onto.is_a(a, b), self.kind_of(a, b)),
+            };
+            self.says_yes_or_no(a, b, yes, fact, out);
+        }
         for s in subjects {
             let types = self.view.specific_types(s);
             let text = format!(
@@ -194,8 +208,11 @@ impl GraphContext<'_> {
                 .cloned();
             self.define_class(c, out, about.as_deref()).await?;
         }
-        if let [a, b, ..] = classes.as_slice() {
-            out.extend(self.same_class(a, b));
+        if let [a, b, ..] = classes.as_slice()
+            && asked.is_none()
+        {
+            let fact = self.same_class(a, b);
+            self.says_yes_or_no(a, b, self.same(a, b), fact, out);
         }
         self.aliases_and_markers(subjects, out, true).await
     }
@@ -204,10 +221,10 @@ impl GraphContext<'_> {
     /// other), and if not how they relate.
     fn same_class(&self, a: &str, b: &str) -> Option<Fact> {
         let onto = self.view.onto;
-        let same = onto.is_a(a, b) && onto.is_a(b, a)
-            || self.card(a).iris(OWL_EQUIVALENT).iter().any(|x| x == b)
-            || self.card(b).iris(OWL_EQUIVALENT).iter().any(|x| x == a);
-        let text = if same {
+        let same = self.same(a, b);
+        let text = if a == b {
+            format!("Yes: both name one class, {}.", local(a))
+        } else if same {
             format!(
                 "Yes: {} and {} are the same class (owl:equivalentClass).",
                 local(a),
@@ -227,6 +244,87 @@ impl GraphContext<'_> {
             )
         } else {
             format!("No: {} and {} are different classes.", local(a), local(b))
+        };
+        self.fact(text, a, vec![b.to_owned()])
+    }
+
+    /// Whether the loaded classes `a` and `b` are one class: the same IRI,
+    /// subclasses of each other, or stated equivalent
+    /// (`owl:equivalentClass`, either way).
+    fn same(&self, a: &str, b: &str) -> bool {
+        let onto = self.view.onto;
+        a == b
+            || (onto.is_a(a, b) && onto.is_a(b, a))
+            || self.card(a).iris(OWL_EQUIVALENT).iter().any(|x| x == b)
+            || self.card(b).iris(OWL_EQUIVALENT).iter().any(|x| x == a)
+    }
+
+    /// Adds `fact`, the yes (`yes`) or no about classes `a` and `b`, and
+    /// keeps it as the graph's result for the trace, as a composed ASK
+    /// would give it.
+    fn says_yes_or_no(
+        &mut self,
+        a: &str,
+        b: &str,
+        yes: bool,
+        fact: Option<Fact>,
+        out: &mut Vec<Fact>,
+    ) {
+        if fact.is_some() {
+            self.answer = Some(crate::answer::GraphAnswer {
+                kind: "boolean".into(),
+                items: vec![a.to_owned(), b.to_owned()],
+                boolean: Some(yes),
+                ..Default::default()
+            });
+        }
+        out.extend(fact);
+    }
+
+    /// Whether class `a` is a kind of class `b` (one of its subclasses,
+    /// through any chain, or the same class), and if not how they relate.
+    fn kind_of(&self, a: &str, b: &str) -> Option<Fact> {
+        let onto = self.view.onto;
+        let chain = |from: &str, to: &str| {
+            let mut up: Vec<String> = onto.path_from(to, from).unwrap_or_default();
+            up.reverse();
+            std::iter::once(from)
+                .chain(up.iter().map(String::as_str))
+                .map(local)
+                .collect::<Vec<_>>()
+                .join(" → ")
+        };
+        let text = if a == b || (onto.is_a(a, b) && onto.is_a(b, a)) {
+            format!("Yes: {} and {} are the same class.", local(a), local(b))
+        } else if onto.is_a(a, b) {
+            format!(
+                "Yes: {} is a kind of {} ({}).",
+                local(a),
+                local(b),
+                chain(a, b)
+            )
+        } else if onto.is_a(b, a) {
+            format!(
+                "No: it is the other way: {} is a kind of {} ({}).",
+                local(b),
+                local(a),
+                chain(b, a)
+            )
+        } else {
+            let parents: Vec<&str> = onto
+                .class(a)
+                .map(|c| c.parents.iter().map(|p| local(p)).collect())
+                .unwrap_or_default();
+            format!(
+                "No: {} is not a kind of {}{}.",
+                local(a),
+                local(b),
+                if parents.is_empty() {
+                    String::new()
+                } else {
+                    format!("; its parent classes: {}", parents.join(", "))
+                }
+            )
         };
         self.fact(text, a, vec![b.to_owned()])
     }

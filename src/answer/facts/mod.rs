@@ -85,6 +85,9 @@ pub struct GraphContext<'a> {
     cards: HashMap<String, Card>,
     /// SPARQL run, for the trace.
     pub queries: Vec<String>,
+    /// The result a fact answers with, when it is one a composed query
+    /// would have given (yes or no about two classes), for the trace.
+    pub answer: Option<super::GraphAnswer>,
 }
 
 /// The local name of an IRI.
@@ -134,6 +137,7 @@ impl<'a> GraphContext<'a> {
             sources,
             cards: HashMap::new(),
             queries: Vec::new(),
+            answer: None,
         })
     }
 

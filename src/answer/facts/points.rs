@@ -10,7 +10,8 @@ use crate::topology::Rel;
 use crate::vocab::{self, PREFIXES};
 use std::collections::{BTreeSet, HashMap};
 
-/// The Haystack tags that say what a point does: a point is one of them.
+/// The Haystack markers that say what a point does: a point is one of
+/// them.
 const POINT_FUNCTIONS: [&str; 3] = ["sensor", "sp", "cmd"];
 
 impl GraphContext<'_> {
@@ -24,15 +25,13 @@ impl GraphContext<'_> {
         format!("{} ({}{unit})", self.label(p), self.class_phrase(p))
     }
 
-    /// The points of `beside` (the points of the equipment the `named`
-    /// point is on) that a point function said after its name asks for
-    /// ("AHU-3 SAT setpoint", "sat stpt"): the grounder reads the name and
-    /// the function apart, and a later function replaces an earlier one —
-    /// the named point's tags with its function replaced. `None` when no
-    /// function is said apart, the named point has it, or its tags cannot
-    /// tell.
-    fn function_beside(&self, named: &str, beside: &[String]) -> Option<Vec<String>> {
-        let said: Vec<&str> = self
+    /// The points beside the `named` point on its equipment that a point
+    /// function said after its name asks for ("AHU-3 SAT setpoint", "sat
+    /// stpt": the grounder reads the name and the function apart), as
+    /// [`crate::answer::view::GraphView::points_beside`] finds them. `None` when no function is
+    /// said apart or the named point has it.
+    fn function_beside(&self, named: &str) -> Option<Vec<String>> {
+        let said: Vec<String> = self
             .question
             .grounding
             .point_types
@@ -45,31 +44,19 @@ impl GraphContext<'_> {
                         .iter()
                         .all(|t| POINT_FUNCTIONS.contains(&t.as_str()))
             })
-            .flat_map(|pt| pt.haystack_tags.iter().map(String::as_str))
+            .flat_map(|pt| pt.haystack_tags.iter())
+            .flat_map(|t| self.view.onto.brick_tags_for(t))
             .collect();
-        let own = self.tag_names(named);
-        let has = |tags: &[String], t: &str| tags.iter().any(|x| x == t);
-        if said.is_empty() || said.iter().all(|f| has(&own, f)) {
-            return None;
-        }
-        let want: Vec<&str> = own
+        let has = self
+            .view
+            .specific_types(named)
             .iter()
-            .map(String::as_str)
-            .filter(|t| !POINT_FUNCTIONS.contains(t))
-            .collect();
-        if want.is_empty() {
+            .filter_map(|c| self.view.onto.class(c))
+            .any(|c| said.iter().all(|t| c.tags.contains(t)));
+        if said.is_empty() || has {
             return None;
         }
-        Some(
-            beside
-                .iter()
-                .filter(|p| {
-                    let tags = self.tag_names(p);
-                    want.iter().chain(&said).all(|w| has(&tags, w))
-                })
-                .cloned()
-                .collect(),
-        )
+        self.view.points_beside(named, &said)
     }
 
     /// Points that match the grounded point types: by class, else by the
@@ -167,7 +154,7 @@ impl GraphContext<'_> {
                 beside.push(owner.clone());
                 self.load(&beside).await?;
                 beside.pop();
-                let found = match self.function_beside(s, &beside) {
+                let found = match self.function_beside(s) {
                     // A function the equipment has no point of: nothing
                     // the graph can say (the documents may).
                     Some(found) if found.is_empty() => continue,

@@ -399,6 +399,87 @@ async fn definitions_equivalence_and_aliases() {
         texts(&facts).last(),
         Some(&"Yes: AHU and Air_Handling_Unit are the same class (owl:equivalentClass).")
     );
+    // Said at two places, the two classes are asked, yes or no: the
+    // answer opens with it.
+    let at = |e: Entity, text: &str, said: &str| {
+        let start = text.find(said).unwrap();
+        Entity {
+            span: crate::ground::Span {
+                start,
+                end: start + said.len(),
+            },
+            ..e
+        }
+    };
+    let facts = f
+        .facts(
+            "is an AHU the same as an Air Handling Unit",
+            entities(vec![
+                at(
+                    class("AHU", "AHU"),
+                    "is an AHU the same as an Air Handling Unit",
+                    "AHU",
+                ),
+                at(
+                    class("Air_Handling_Unit", "Air Handling Unit"),
+                    "is an AHU the same as an Air Handling Unit",
+                    "Air Handling Unit",
+                ),
+            ]),
+        )
+        .await;
+    assert_eq!(
+        texts(&facts).first(),
+        Some(&"Yes: AHU and Air_Handling_Unit are the same class (owl:equivalentClass).")
+    );
+    let vav = || class("Variable_Air_Volume_Box", "Variable Air Volume Box");
+    let terminal = || class("Terminal_Unit", "Terminal Unit");
+    let facts = f
+        .facts(
+            "is a variable air volume box a kind of terminal unit",
+            entities(vec![
+                at(
+                    vav(),
+                    "is a variable air volume box a kind of terminal unit",
+                    "variable air volume box",
+                ),
+                at(
+                    terminal(),
+                    "is a variable air volume box a kind of terminal unit",
+                    "terminal unit",
+                ),
+            ]),
+        )
+        .await;
+    assert_eq!(
+        texts(&facts).first(),
+        Some(
+            &"Yes: Variable_Air_Volume_Box is a kind of Terminal_Unit (Variable_Air_Volume_Box → Terminal_Unit)."
+        )
+    );
+    let facts = f
+        .facts(
+            "is a terminal unit a type of variable air volume box",
+            entities(vec![
+                at(
+                    terminal(),
+                    "is a terminal unit a type of variable air volume box",
+                    "terminal unit",
+                ),
+                at(
+                    vav(),
+                    "is a terminal unit a type of variable air volume box",
+                    "variable air volume box",
+                ),
+            ]),
+        )
+        .await;
+    assert_eq!(
+        texts(&facts).first(),
+        Some(
+            &"No: it is the other way: Variable_Air_Volume_Box is a kind of Terminal_Unit (Variable_Air_Volume_Box → Terminal_Unit)."
+        )
+    );
     let facts = f
         .facts("what does SAT stand for", Grounding::default())
         .await;

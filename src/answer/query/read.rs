@@ -1591,7 +1591,13 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     // "trace vav-1-05 back to the chillers" asks for the chillers
     // upstream; a path between two named nodes is answered elsewhere.
     let path_to_kind = p.has(Cue::Path) && p.nodes.len() == 1 && !p.specific().is_empty();
+    // "is a damper position command a kind of setpoint": how kinds relate
+    // is the ontology's to say, whatever the building has.
+    let kinds_related = q.reading.yes_no
+        && p.nodes.is_empty()
+        && (p.cues.in_text(Cue::KindOf, p.lower) || p.cues.in_text(Cue::SameClass, p.lower));
     if product
+        || kinds_related
         || q.reading.has(crate::answer::intent::Intent::Definition)
         || elsewhere
             .iter()
@@ -2329,18 +2335,6 @@ fn anchored(p: &Parts<'_>) -> Reading {
     Reading::Plan(Box::new(plan))
 }
 
-/// The node the question names through another ("vav1 DAT sensor" is the
-/// box's DAT point): the answer is that node.
-/// The Brick tags that say what a point does; a point's class has one.
-const POINT_FUNCTION_TAGS: [&str; 6] = [
-    "Sensor",
-    "Setpoint",
-    "Command",
-    "Status",
-    "Alarm",
-    "Parameter",
-];
-
 /// "AHU-1 SAT setpoint", "vav-1-01 dat sp": a kind of point asked after a
 /// named point (which has no points of its own) is the point beside it on
 /// its equipment that is what the named one is but for its function — the
@@ -2348,50 +2342,17 @@ const POINT_FUNCTION_TAGS: [&str; 6] = [
 /// by the asked kind's ("VAV-2-14 ZNT setpoint": its heating and cooling
 /// setpoints). None: the graph facts and documents may say.
 fn beside_point(p: &Parts<'_>, a: &NodeMention, shape: Shape) -> Reading {
-    let topo = p.view.topo;
-    let Some(owner) = topo.owner_of_point(&a.iri) else {
+    let Some(owner) = p.view.topo.owner_of_point(&a.iri) else {
         return Reading::NotGraph;
-    };
-    let tags = |class: &str| {
-        p.view
-            .onto
-            .class(class)
-            .map(|c| c.tags.clone())
-            .unwrap_or_default()
-    };
-    let function = |t: &String| {
-        POINT_FUNCTION_TAGS
-            .iter()
-            .any(|f| t.strip_prefix(vocab::TAG) == Some(*f))
     };
     let asked: Vec<String> = p
         .classes
         .iter()
         .filter(|c| c.point)
-        .flat_map(|c| tags(&c.iri))
+        .filter_map(|c| p.view.onto.class(&c.iri))
+        .flat_map(|c| c.tags.iter().cloned())
         .collect();
-    let mut want: Vec<String> = p
-        .view
-        .specific_types(&a.iri)
-        .iter()
-        .flat_map(|c| tags(c))
-        .filter(|t| !function(t))
-        .collect();
-    if want.is_empty() || !asked.iter().any(function) {
-        return Reading::NotGraph;
-    }
-    want.extend(asked);
-    let found: Vec<String> = topo
-        .out_of(&owner, TopoRel::HasPoint)
-        .into_iter()
-        .filter(|n| {
-            *n != a.iri
-                && p.view.specific_types(n).iter().any(|c| {
-                    let have = tags(c);
-                    want.iter().all(|t| have.contains(t))
-                })
-        })
-        .collect();
+    let found = p.view.points_beside(&a.iri, &asked).unwrap_or_default();
     if found.is_empty() {
         return Reading::NotGraph;
     }
@@ -2413,6 +2374,8 @@ fn beside_point(p: &Parts<'_>, a: &NodeMention, shape: Shape) -> Reading {
     Reading::Plan(Box::new(plan))
 }
 
+/// The node the question names through another ("vav1 DAT sensor" is the
+/// box's DAT point): the answer is that node.
 fn named_through(p: &Parts<'_>, a: &NodeMention, shape: Shape) -> Reading {
     Reading::Plan(Box::new(Plan::new(
         shape,

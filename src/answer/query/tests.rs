@@ -811,3 +811,44 @@ async fn a_point_function_after_a_named_point_asks_for_the_point_beside_it() {
     let q = Question::read("ahu-1 sat command", &b.grounder, &b.cues, view);
     assert!(!matches!(read::read(&q, &b.cues, view), Reading::Plan(_)));
 }
+
+#[tokio::test]
+async fn a_yes_no_about_two_classes_asks_the_ontology() {
+    use crate::answer::intent::ClassAsk;
+    let Some(b) = building("coils.ttl").await else {
+        return;
+    };
+    let view = GraphView::new(&b.topo, &b.onto);
+    let asked = |text: &str| {
+        Question::read(text, &b.grounder, &b.cues, view)
+            .reading
+            .classes_asked
+    };
+    assert_eq!(
+        asked("is a vav a kind of terminal unit"),
+        Some(ClassAsk::KindOf)
+    );
+    // "box" is a word of the class the grounder read from "vav".
+    assert_eq!(
+        asked("is a terminal unit a sort of vav box?"),
+        Some(ClassAsk::KindOf)
+    );
+    assert_eq!(
+        asked("is an AHU the same as an air handling unit"),
+        Some(ClassAsk::Same)
+    );
+    // A word beyond the two classes read ("with reheat" after "vav box"),
+    // or a named node: not a question about two classes.
+    assert_eq!(asked("is rvav the same as a vav box with reheat"), None);
+    assert_eq!(asked("is ahu-1 a kind of terminal unit"), None);
+    // The building graph composes nothing for it ("the building graph
+    // does not show that the Variable Air Volume Box with a Terminal Unit"
+    // answered it, wrongly, no).
+    let q = Question::read(
+        "is a vav a kind of terminal unit",
+        &b.grounder,
+        &b.cues,
+        view,
+    );
+    assert!(!matches!(read::read(&q, &b.cues, view), Reading::Plan(_)));
+}
