@@ -294,7 +294,9 @@ impl GraphContext<'_> {
                 .collect::<Vec<_>>()
                 .join(" → ")
         };
-        let text = if a == b || (onto.is_a(a, b) && onto.is_a(b, a)) {
+        let text = if a == b {
+            format!("Yes: both name one class, {}.", local(a))
+        } else if self.same(a, b) {
             format!("Yes: {} and {} are the same class.", local(a), local(b))
         } else if onto.is_a(a, b) {
             format!(

@@ -28,8 +28,8 @@ impl GraphContext<'_> {
     /// The points beside the `named` point on its equipment that a point
     /// function said after its name asks for ("AHU-3 SAT setpoint", "sat
     /// stpt": the grounder reads the name and the function apart), as
-    /// [`crate::answer::view::GraphView::points_beside`] finds them. `None` when no function is
-    /// said apart or the named point has it.
+    /// [`crate::answer::view::GraphView::points_beside`] finds them.
+    /// `None` when no function is said apart or the named point has it.
     fn function_beside(&self, named: &str) -> Option<Vec<String>> {
         let said: Vec<String> = self
             .question

@@ -432,6 +432,22 @@ async fn definitions_equivalence_and_aliases() {
         texts(&facts).first(),
         Some(&"Yes: AHU and Air_Handling_Unit are the same class (owl:equivalentClass).")
     );
+    // Two names of one class: it is a kind of itself, said so.
+    let t0 = "is an air handling unit a kind of Air_Handling_Unit";
+    let ahu = || class("Air_Handling_Unit", "Air Handling Unit");
+    let facts = f
+        .facts(
+            t0,
+            entities(vec![
+                at(ahu(), t0, "air handling unit"),
+                at(ahu(), t0, "Air_Handling_Unit"),
+            ]),
+        )
+        .await;
+    assert_eq!(
+        texts(&facts).first(),
+        Some(&"Yes: both name one class, Air_Handling_Unit.")
+    );
     let vav = || class("Variable_Air_Volume_Box", "Variable Air Volume Box");
     let terminal = || class("Terminal_Unit", "Terminal Unit");
     let facts = f
