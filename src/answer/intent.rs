@@ -201,24 +201,9 @@ fn only_classes_said(cues: &Cues, lower: &str, g: &Grounding, cue: Cue) -> bool 
     }
     // A mention runs on over the words of its class's own name that
     // follow it ("vav box": the grounder reads "vav").
-    let mentions = g
-        .entities
-        .iter()
-        .filter(|e| e.kind == EntityKind::Class)
-        .map(|e| (e.span, Some(e.iri.as_str())))
-        .chain(
-            g.equipment_types
-                .iter()
-                .map(|t| (t.span, t.brick_class.as_deref()))
-                .chain(
-                    g.point_types
-                        .iter()
-                        .map(|t| (t.span, t.brick_class.as_deref())),
-                ),
-        );
-    for (span, class) in mentions {
+    for (span, class) in g.kind_mentions() {
         let name: Vec<String> = class
-            .map(|c| vocab::local_name(c).to_lowercase())
+            .map(|c| vocab::local_name(&c).to_lowercase())
             .unwrap_or_default()
             .split('_')
             .map(str::to_owned)
@@ -257,22 +242,9 @@ fn only_classes_said(cues: &Cues, lower: &str, g: &Grounding, cue: Cue) -> bool 
 pub fn class_mentions(g: &Grounding) -> Vec<String> {
     let root = vocab::brick("Class");
     let mut at: Vec<(usize, String)> = g
-        .entities
-        .iter()
-        .filter(|e| e.kind == EntityKind::Class && e.iri != root)
-        .map(|e| (e.span.start, e.iri.clone()))
-        .chain(
-            g.equipment_types
-                .iter()
-                .filter_map(|t| Some((t.span.start, t.brick_class.as_deref()?)))
-                .chain(
-                    g.point_types
-                        .iter()
-                        .filter_map(|t| Some((t.span.start, t.brick_class.as_deref()?))),
-                )
-                .filter(|(_, c)| !c.contains(':'))
-                .map(|(s, c)| (s, vocab::brick(c))),
-        )
+        .kind_mentions()
+        .filter_map(|(span, class)| Some((span.start, class?)))
+        .filter(|(_, c)| *c != root)
         .collect();
     at.sort();
     at.dedup_by(|a, b| a.0 == b.0);

@@ -232,24 +232,36 @@ impl Grounding {
                 push_unique(&mut out, e.iri.clone());
             }
         }
-        for e in self.entities.iter().filter(|e| e.kind == EntityKind::Class) {
-            push_unique(&mut out, e.iri.clone());
-        }
-        let classes = self
-            .equipment_types
-            .iter()
-            .filter_map(|t| t.brick_class.as_deref())
-            .chain(
-                self.point_types
-                    .iter()
-                    .filter_map(|p| p.brick_class.as_deref()),
-            );
-        for c in classes {
-            if !c.contains(':') {
-                push_unique(&mut out, vocab::brick(c));
+        for (_, class) in self.kind_mentions() {
+            if let Some(c) = class {
+                push_unique(&mut out, c);
             }
         }
         out
+    }
+
+    /// Where the text names a kind — a class, an equipment type or a
+    /// point type — with the Brick class IRI it reads (none for a type no
+    /// Brick class fits or one named outside Brick), classes first, then
+    /// equipment types, then point types.
+    pub fn kind_mentions(&self) -> impl Iterator<Item = (Span, Option<String>)> + '_ {
+        let typed = |span: Span, class: Option<&str>| {
+            (span, class.filter(|c| !c.contains(':')).map(vocab::brick))
+        };
+        self.entities
+            .iter()
+            .filter(|e| e.kind == EntityKind::Class)
+            .map(|e| (e.span, Some(e.iri.clone())))
+            .chain(
+                self.equipment_types
+                    .iter()
+                    .map(move |t| typed(t.span, t.brick_class.as_deref())),
+            )
+            .chain(
+                self.point_types
+                    .iter()
+                    .map(move |t| typed(t.span, t.brick_class.as_deref())),
+            )
     }
 
     /// The payload fields of the chunk contract.
