@@ -459,6 +459,10 @@ pub enum Cue {
     Source,
     /// The whole building or plant ("in this plant").
     Scope,
+    /// Asks for the kinds of what is listed ("what types of sensors").
+    Kinds,
+    /// Asks for a list ("show me all", "every").
+    Enumerate,
     /// What a feeds relation carries ("air", "water").
     Medium,
     /// Asks for a value by a word that also names things ("temperature",
@@ -633,6 +637,24 @@ impl Cues {
         self.list(cue)
             .iter()
             .any(|p| phrase_at(lower, p).next().is_some())
+    }
+
+    /// The (lower-cased) text with the phrases that say the whole building
+    /// or model (dq:cue_scope) blanked out, where no "of" follows them:
+    /// "model" in "what sensor types does the model have" is no product
+    /// word, in "the model of CH-1" it is.
+    pub fn without_scope(&self, lower: &str) -> String {
+        let mut out = lower.to_owned();
+        for phrase in self.list(Cue::Scope) {
+            for at in phrase_at(lower, phrase) {
+                let rest = lower[at + phrase.len()..].trim_start();
+                if rest.starts_with("of ") || rest == "of" {
+                    continue;
+                }
+                out.replace_range(at..at + phrase.len(), &" ".repeat(phrase.len()));
+            }
+        }
+        out
     }
 
     /// Whether the (lower-cased) text asks for a number: a count word, or

@@ -140,7 +140,8 @@ pub fn point_tags(g: &Grounding) -> Vec<String> {
 
 /// A question that is one term and nothing else ("ZNT?", "DAT = ?",
 /// "vavZone"): it asks what the term is. A plural ("vavs?") asks for the
-/// things, a name for the node.
+/// things, a name for the node, and so does a term after a word that asks
+/// for a list ("show me all the equipment").
 fn bare_term(cues: &Cues, w: &[String], g: &Grounding) -> bool {
     let content: Vec<&String> = w
         .iter()
@@ -149,6 +150,9 @@ fn bare_term(cues: &Cues, w: &[String], g: &Grounding) -> bool {
     let [term] = content.as_slice() else {
         return false;
     };
+    if cues.any(Cue::Enumerate, w) {
+        return false;
+    }
     let kinds = g.equipment_types.len() + g.point_types.len();
     !term.ends_with('s')
         && g.entities.iter().all(|e| e.kind != EntityKind::Instance)
@@ -313,15 +317,23 @@ pub fn read(
     {
         r.push(Intent::Location);
     }
-    if cues.any(Cue::Product, w)
-        || (products && (cues.in_text(Cue::ProductPhrase, lower) || r.count))
+    // "does the model have": the building's model, no product's.
+    if cues.any(
+        Cue::Product,
+        &crate::text::words(&cues.without_scope(lower)),
+    ) || (products && (cues.in_text(Cue::ProductPhrase, lower) || r.count))
     {
         r.push(Intent::Product);
     }
     if cues.any(Cue::Tags, w) {
         r.push(Intent::Tags);
     }
-    if cues.any(Cue::Define, w) || cues.in_text(Cue::DefinePhrase, lower) || bare_term(cues, w, g) {
+    // "is there a boiler" asks whether the building has one; "boiler?"
+    // asks what one is.
+    if cues.any(Cue::Define, w)
+        || cues.in_text(Cue::DefinePhrase, lower)
+        || (!r.yes_no && bare_term(cues, w, g))
+    {
         r.push(Intent::Definition);
     }
     if r.yes_no && instances.is_empty() && class_mentions(g).len() == 2 {
@@ -594,6 +606,36 @@ mod tests {
         assert!(!read_q(&c, "ZNTs?", &grounding, false, false).has(Intent::Definition));
         // More than the term: not a definition by default.
         assert!(!read_q(&c, "ZNT on vav-1?", &grounding, false, false).has(Intent::Definition));
+        // Asked whether there is one, or for a list of them: the things.
+        assert!(!read_q(&c, "is there a ZNT", &grounding, false, false).has(Intent::Definition));
+        assert!(!read_q(&c, "show me all ZNT", &grounding, false, false).has(Intent::Definition));
+    }
+
+    #[tokio::test]
+    async fn the_model_of_the_building_is_no_product() {
+        let c = cues().await;
+        let e = || g(vec![entity("CH-1", "CH-1")]);
+        assert!(read_q(&c, "what is the model of CH-1", &e(), false, false).has(Intent::Product));
+        assert!(
+            !read_q(
+                &c,
+                "what sensor types does the model have",
+                &g(vec![]),
+                false,
+                false
+            )
+            .has(Intent::Product)
+        );
+        assert!(
+            !read_q(
+                &c,
+                "is there a chiller in this model",
+                &g(vec![]),
+                false,
+                false
+            )
+            .has(Intent::Product)
+        );
     }
 
     #[tokio::test]

@@ -47,9 +47,11 @@ pub enum Outcome {
 }
 
 /// Whether any node is of `class` (or a class under it, or a Haystack
-/// record with a marker that stands for one).
+/// record with a marker that stands for one), as the plan's query counts
+/// it ([`plan::of_kind`]).
 async fn has_instances(
     store: &dyn GraphStore,
+    plan: &Plan,
     classes: &std::collections::HashMap<String, Vec<String>>,
     class: &str,
     trace: &mut Trace,
@@ -61,9 +63,10 @@ async fn has_instances(
         .unwrap_or_else(|| vec![class.to_owned()]);
     let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
     let q = format!(
-        "PREFIX dq: <{}>\nASK {{ VALUES ?k {{ {} }} {{ ?x a ?k }} UNION {{ ?x dq:hasHaystackTag/dq:brickClass ?k }} }}",
+        "PREFIX dq: <{}>\nASK {{ VALUES ?k {{ {} }} {} }}",
         crate::vocab::DQ,
-        iris.join(" ")
+        iris.join(" "),
+        plan::of_kind("?x", "?k", plan.point_kinds.iter().any(|k| k == class))
     );
     trace.graph.queries.push(q.clone());
     Ok(matches!(
@@ -115,18 +118,58 @@ fn abstain(plan: &Plan, why: String, trace: &mut Trace, t: Instant) -> Outcome {
     }
 }
 
-/// The abstention for a kind the data has none of.
-fn no_such_kind(
+/// The abstention for a kind the data has none of. A Haystack model may
+/// state the kind only as the markers of points that act on one ("valve
+/// cmd point"): the abstention names them.
+async fn no_such_kind(
+    store: &dyn GraphStore,
     view: GraphView<'_>,
     plan: &Plan,
+    classes: &std::collections::HashMap<String, Vec<String>>,
     class: &str,
     trace: &mut Trace,
     t: Instant,
-) -> Outcome {
+) -> Result<Outcome, Fault> {
+    /// Points named in the abstention, at most.
+    const SHOWN: usize = 5;
     let label = read::class_words(view, class);
     tracing::info!(class = %class, "the data has no instance of an asked kind; abstaining");
-    let why = format!("this building's data has no {label} at all");
-    abstain(plan, why, trace, t)
+    let list: Vec<String> = classes
+        .get(class)
+        .filter(|l| !l.is_empty())
+        .cloned()
+        .unwrap_or_else(|| vec![class.to_owned()]);
+    let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
+    let q = format!(
+        "PREFIX dq: <{}>\nSELECT DISTINCT ?x WHERE {{ VALUES ?k {{ {} }} ?x dq:hasHaystackTag/dq:brickClass ?k ; dq:hasHaystackTag <{}point> }} ORDER BY ?x LIMIT {}",
+        crate::vocab::DQ,
+        iris.join(" "),
+        crate::vocab::PH_IOT,
+        SHOWN + 1
+    );
+    trace.graph.queries.push(q.clone());
+    let points: Vec<String> = select(store, q)
+        .await?
+        .iter()
+        .filter_map(|r| r.str("x").map(str::to_owned))
+        .collect();
+    let why = if points.is_empty() {
+        format!("this building's data has no {label} at all")
+    } else {
+        let mut said: Vec<String> = points
+            .iter()
+            .take(SHOWN)
+            .map(|p| name_of(view, p))
+            .collect();
+        if points.len() > SHOWN {
+            said.push("…".into());
+        }
+        format!(
+            "this building's data has no {label} as equipment, only points that act on one ({})",
+            said.join(", ")
+        )
+    };
+    Ok(abstain(plan, why, trace, t))
 }
 
 /// Reads, runs and answers a question; records the plan, the SPARQL and
@@ -188,8 +231,8 @@ pub async fn answer(
         .map(|(_, c)| c)
         .collect();
     for c in absent_kinds {
-        if !has_instances(store, &classes, c, trace).await? {
-            return Ok(no_such_kind(view, &plan, c, trace, t));
+        if !has_instances(store, &plan, &classes, c, trace).await? {
+            return no_such_kind(store, view, &plan, &classes, c, trace, t).await;
         }
     }
     let sparql = plan.sparql_with(&classes);
@@ -197,6 +240,9 @@ pub async fn answer(
     tracing::debug!(sparql = %sparql, "composed query");
     let out = store.query(SparqlQuery::new(sparql)).await?;
     let mut result = GraphResult::read(&plan, out);
+    if plan.shape == Shape::PerKind {
+        result.group_by_kind(view);
+    }
     if plan.shape == Shape::Unit && result.units.is_empty() {
         // No unit recorded: the documents may say it.
         tracing::info!("composed unit query found no unit; left to the documents");
@@ -212,8 +258,8 @@ pub async fn answer(
     }
     if empty {
         for (_, c) in &plan.body.types {
-            if !has_instances(store, &classes, c, trace).await? {
-                return Ok(no_such_kind(view, &plan, c, trace, t));
+            if !has_instances(store, &plan, &classes, c, trace).await? {
+                return no_such_kind(store, view, &plan, &classes, c, trace, t).await;
             }
         }
         if let Some(untyped) = untyped_instead(store, view, &plan, &classes, trace).await? {
@@ -310,6 +356,36 @@ struct GraphResult {
     /// For "is CWP-1 on CH-1?" answered no: the relation holds the other
     /// way (CWP-1 feeds CH-1).
     other_way: bool,
+    /// For the kinds of what is listed: each node with the classes of the
+    /// asked kind it is typed, in query order.
+    typed_as: Vec<(String, String)>,
+}
+
+impl GraphResult {
+    /// "what types of sensors are there": each node counted once, under
+    /// its most specific class of the asked kind (a node typed both
+    /// `brick:VAV` and `brick:Terminal_Unit` is a VAV), most frequent
+    /// class first; the nodes are the items.
+    fn group_by_kind(&mut self, view: GraphView<'_>) {
+        let mut of: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (node, class) in &self.typed_as {
+            of.entry(node).or_default().push(class);
+        }
+        let mut per: BTreeMap<&str, u64> = BTreeMap::new();
+        for classes in of.values() {
+            for c in classes {
+                let broader = classes.iter().any(|o| o != c && view.onto.is_a(o, c));
+                if !broader {
+                    *per.entry(c).or_default() += 1;
+                }
+            }
+        }
+        let mut groups: Vec<(String, u64)> =
+            per.into_iter().map(|(c, n)| (c.to_owned(), n)).collect();
+        groups.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        self.groups = groups;
+        self.items = of.keys().map(|n| (*n).to_owned()).collect();
+    }
 }
 
 /// For a list or count of what feeds a named node that has parts (a
@@ -542,6 +618,13 @@ impl GraphResult {
                     push(&mut r.items, row.str(&plan.target));
                 }
             }
+            Shape::PerKind => {
+                for row in &rows {
+                    if let (Some(x), Some(k)) = (row.str(&plan.target), row.str("kind")) {
+                        r.typed_as.push((x.to_owned(), k.to_owned()));
+                    }
+                }
+            }
         }
         r
     }
@@ -551,7 +634,7 @@ impl GraphResult {
             Shape::List => "set",
             Shape::Count => "count",
             Shape::Yes => "boolean",
-            Shape::PerGroup(_) => "grouped_count",
+            Shape::PerGroup(_) | Shape::PerKind => "grouped_count",
             Shape::Unit => "value",
         };
         GraphAnswer {
@@ -859,6 +942,37 @@ async fn draft(
                 format!(
                     "No: the building graph does not show that {claim}. {asked}: {}.",
                     names(view, &r.instead, &no_path)
+                )
+            }
+        }
+        Shape::PerKind => {
+            if r.groups.is_empty() {
+                format!("None: the building graph has nothing that matches ({understood}).")
+            } else {
+                let of = |class: &str| -> Vec<String> {
+                    let nodes: Vec<&String> = r
+                        .items
+                        .iter()
+                        .filter(|n| r.typed_as.iter().any(|(x, c)| x == *n && c == class))
+                        .collect();
+                    let mut said: Vec<String> =
+                        nodes.iter().take(3).map(|n| name_of(view, n)).collect();
+                    if nodes.len() > 3 {
+                        said.push("…".into());
+                    }
+                    said
+                };
+                let per: Vec<String> = r
+                    .groups
+                    .iter()
+                    .map(|(g, c)| format!("{}: {c} ({})", class_said(view, g), of(g).join(", ")))
+                    .collect();
+                format!(
+                    "{}: {} kinds, {} nodes — {}.",
+                    capitalised(understood),
+                    r.groups.len(),
+                    r.items.len(),
+                    per.join("; ")
                 )
             }
         }

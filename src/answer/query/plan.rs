@@ -15,6 +15,7 @@ use std::fmt::Write as _;
 struct Ctx<'a> {
     k: usize,
     classes: Option<&'a HashMap<String, Vec<String>>>,
+    point_kinds: &'a [String],
 }
 
 /// A relation the engine composes with.
@@ -34,10 +35,30 @@ const FEEDS: &str = "(brick:feeds|^brick:isFedBy)";
 const PART: &str = "(brick:hasPart|^brick:isPartOf)";
 const POINT: &str = "(brick:hasPoint|^brick:isPointOf)";
 const LOCATION: &str = "(brick:hasLocation|^brick:isLocationOf)";
-/// A class and everything under it, equivalent to it, an alias of it or
-/// replaced by it (Brick 1.4 names `brick:Air_Handling_Unit` an alias of
-/// `brick:AHU`, and replaces `brick:Room` by `rec:Room`).
-const SUBCLASS: &str = "(rdfs:subClassOf|owl:equivalentClass|^owl:equivalentClass|brick:aliasOf|^brick:aliasOf|brick:isReplacedBy|^brick:isReplacedBy)";
+/// The path from a class to one it is a kind of: under it, equivalent to
+/// it, an alias of it, deprecated for it — or the class that replaces the
+/// asked one (Brick 1.4 names `brick:Air_Handling_Unit` an alias of
+/// `brick:AHU`, and replaces `brick:Room` by `rec:Room`). A replacement
+/// is a kind of what it replaces only at the asked end: `brick:Freezer`
+/// (equipment) is replaced by `rec:Room`, which makes no room equipment.
+const SUBCLASS: &str = "(rdfs:subClassOf|owl:equivalentClass|^owl:equivalentClass|brick:aliasOf|^brick:aliasOf|brick:isReplacedBy)*/(^brick:isReplacedBy)?";
+
+/// The pattern of a node `v` of a kind in `c`: typed so, or a Haystack
+/// record with a marker that stands for one. A marker names a kind of
+/// equipment on an equipment record; on a point ("damper cmd point") it
+/// names the equipment the point acts on, and the point is no damper: a
+/// point record counts by its markers only for a kind of point.
+pub fn of_kind(v: &str, c: &str, point_kind: bool) -> String {
+    let not_point = if point_kind {
+        String::new()
+    } else {
+        format!(
+            " FILTER NOT EXISTS {{ {v} dq:hasHaystackTag <{}point> }}",
+            crate::vocab::PH_IOT
+        )
+    };
+    format!("{{ {v} a {c} }} UNION {{ {v} dq:hasHaystackTag/dq:brickClass {c} .{not_point} }}")
+}
 
 impl Rel {
     /// Words for the trace and the answer.
@@ -243,14 +264,12 @@ impl Block {
                     _ => {
                         let _ = writeln!(
                             out,
-                            "{indent}{{ SELECT DISTINCT {c} WHERE {{ {c} {SUBCLASS}* <{class}> }} }}"
+                            "{indent}{{ SELECT DISTINCT {c} WHERE {{ {c} {SUBCLASS} <{class}> }} }}"
                         );
                     }
                 }
-                let _ = writeln!(
-                    out,
-                    "{indent}{{ {v} a {c} }} UNION {{ {v} dq:hasHaystackTag/dq:brickClass {c} }}"
-                );
+                let pattern = of_kind(&v, &c, cx.point_kinds.contains(class));
+                let _ = writeln!(out, "{indent}{pattern}");
             }
         };
         if !anchored {
@@ -285,6 +304,10 @@ pub enum Shape {
     PerGroup(String),
     /// The units of the target points.
     Unit,
+    /// The target nodes with the classes of the asked kind they are
+    /// typed ("what types of sensors are there"): counted per most
+    /// specific class by the engine.
+    PerKind,
 }
 
 /// Compare a count with a number.
@@ -336,6 +359,9 @@ pub struct Plan {
     /// The question said "directly": an empty one-hop result is "none",
     /// never retried through anything else.
     pub direct_asked: bool,
+    /// The asked classes that are kinds of point: a Haystack point record
+    /// is of such a class by its markers, never of a kind of equipment.
+    pub point_kinds: Vec<String>,
 }
 
 /// Longest list of witnesses a yes/no query fetches.
@@ -358,6 +384,7 @@ impl Plan {
             typed: false,
             hop_guessed: false,
             direct_asked: false,
+            point_kinds: Vec::new(),
         }
     }
 
@@ -406,7 +433,7 @@ impl Plan {
     /// [`Plan::sparql_with`].
     pub fn class_query(class: &str) -> String {
         format!(
-            "{}SELECT DISTINCT ?k WHERE {{ ?k {SUBCLASS}* <{class}> }}",
+            "{}SELECT DISTINCT ?k WHERE {{ ?k {SUBCLASS} <{class}> }}",
             prefixes()
         )
     }
@@ -425,7 +452,11 @@ impl Plan {
     fn render_sparql(&self, classes: Option<&HashMap<String, Vec<String>>>) -> String {
         let x = format!("?{}", self.target);
         let mut body = String::new();
-        let mut cx = Ctx { k: 0, classes };
+        let mut cx = Ctx {
+            k: 0,
+            classes,
+            point_kinds: &self.point_kinds,
+        };
         self.body.render(&mut body, "  ", &mut cx);
         for a in &self.absent {
             body.push_str("  FILTER NOT EXISTS {\n");
@@ -463,6 +494,27 @@ impl Plan {
                         vs.join(" ")
                     )
                 }
+            }
+            (Shape::PerKind, None) => {
+                let class = self
+                    .body
+                    .types
+                    .iter()
+                    .find(|(s, _)| *s == Slot::var(&self.target))
+                    .map(|(_, c)| c.as_str())
+                    .unwrap_or_default();
+                let kinds = match classes.and_then(|m| m.get(class)) {
+                    Some(list) if !list.is_empty() => {
+                        let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
+                        format!("  VALUES ?kind {{ {} }}\n", iris.join(" "))
+                    }
+                    _ => format!(
+                        "  {{ SELECT DISTINCT ?kind WHERE {{ ?kind {SUBCLASS} <{class}> }} }}\n"
+                    ),
+                };
+                format!(
+                    "{head}SELECT DISTINCT {x} ?kind WHERE {{\n{body}{kinds}  {x} a ?kind .\n}}\nORDER BY {x} ?kind"
+                )
             }
             (Shape::Unit, None) => format!(
                 "{head}SELECT DISTINCT {x} ?unit WHERE {{\n{body}  {{ {x} brick:hasUnit ?unit }} UNION {{ {x} dq:unitSymbol ?unit }}\n}}\nORDER BY {x} ?unit"

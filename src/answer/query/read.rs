@@ -1320,6 +1320,21 @@ impl<'a> Parts<'a> {
                 .all(|c| c.generic || c.iri == vocab::brick("Class"))
     }
 
+    /// Asks for the kinds of what it lists: "what types of sensors are
+    /// there", "count the equipment by type" (dq:cue_kinds), or, with no
+    /// named node, "what type of equipment is in the building" ("what
+    /// type of equipment is AHU-1" asks AHU-1's kind).
+    fn asks_kinds(&self) -> bool {
+        let wh = matches!(self.first_word(), "what" | "which" | "whats");
+        self.has(Cue::Kinds)
+            || (wh
+                && self.nodes.is_empty()
+                && self
+                    .words
+                    .iter()
+                    .any(|w| matches!(w.text.as_str(), "kind" | "type" | "sort")))
+    }
+
     /// Asked yes or no.
     fn yes_no(&self) -> bool {
         let first = self.first_word();
@@ -1545,6 +1560,25 @@ pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
         Reading::Plan(mut plan) => {
             plan.cited.extend(p.context.iter().cloned());
             plan.loose = p.loose;
+            let point = vocab::brick("Point");
+            plan.point_kinds = plan
+                .classes()
+                .into_iter()
+                .filter(|c| view.onto.is_a(c, &point))
+                .collect();
+            let target = Slot::var(&plan.target);
+            if matches!(plan.shape, Shape::List | Shape::Count)
+                && !plan.typed
+                && plan.having.is_none()
+                && !p.yes_no()
+                && p.asks_kinds()
+                && plan.body.types.iter().any(|(s, _)| *s == target)
+            {
+                tracing::debug!("the kinds of what is listed asked: counted per class");
+                plan.shape = Shape::PerKind;
+                let what = plan.understood.trim_start_matches("how many: ").to_owned();
+                plan.understood = format!("{what} by kind");
+            }
             Reading::Plan(plan)
         }
         other => other,
@@ -1591,6 +1625,13 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     // "trace vav-1-05 back to the chillers" asks for the chillers
     // upstream; a path between two named nodes is answered elsewhere.
     let path_to_kind = p.has(Cue::Path) && p.nodes.len() == 1 && !p.specific().is_empty();
+    // "does the model have": the building's model, no product's.
+    let unscoped = p.cues.without_scope(p.lower);
+    let said = |c: Cue| {
+        p.cue_spans(c)
+            .iter()
+            .any(|s| c != Cue::Product || !unscoped[s.start..s.end].trim().is_empty())
+    };
     // "is a damper position command a kind of setpoint": how kinds relate
     // is the ontology's to say, whatever the building has.
     let kinds_related = q.reading.yes_no
@@ -1601,7 +1642,7 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
         || q.reading.has(crate::answer::intent::Intent::Definition)
         || elsewhere
             .iter()
-            .any(|&c| p.has(c) && !(c == Cue::Path && path_to_kind))
+            .any(|&c| said(c) && !(c == Cue::Path && path_to_kind))
     {
         return Reading::NotGraph;
     }

@@ -852,3 +852,104 @@ async fn a_yes_no_about_two_classes_asks_the_ontology() {
     );
     assert!(!matches!(read::read(&q, &b.cues, view), Reading::Plan(_)));
 }
+
+#[tokio::test]
+async fn the_building_said_as_a_subject_scopes_nothing() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    // "the building" is the whole of the data, not a Building node the
+    // chiller must be linked to (the fixture links none to Building A).
+    for text in [
+        "does this building have a chiller",
+        "does the building have any chillers?",
+        "is there a chiller",
+    ] {
+        let said = answer_text(&b, text).await;
+        assert_eq!(said, "Yes: the Chiller (CH-1).", "{text:?}");
+    }
+}
+
+#[tokio::test]
+async fn equipment_holds_no_rooms() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    // Brick 1.4 replaces brick:Freezer (equipment) and brick:Room by
+    // rec:Room: followed both ways anywhere along the class path, the
+    // replacement made every room equipment.
+    let (_, got) = ask(&b, "what equipment does the building have").await;
+    assert_eq!(got, set(&["AHU-1", "AHU-1_SF", "CH-1", "VAV-1", "VAV-2"]));
+    // The replacement of the asked class itself still counts: rooms typed
+    // brick:Room are rooms.
+    let (_, got) = ask(&b, "list the rooms").await;
+    assert_eq!(got, set(&["Room_101", "Room_102", "Room_103", "Room_104"]));
+}
+
+#[tokio::test]
+async fn the_kinds_of_what_is_listed_are_counted_per_class() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    for text in [
+        "what kinds of equipment are there",
+        "what type of equipment is in the building",
+        "count the equipment by type",
+    ] {
+        let (outcome, trace) = engine(&b, text).await;
+        assert!(
+            matches!(outcome, super::Outcome::Drafted { .. }),
+            "{text:?} was not answered"
+        );
+        let answer = trace.graph.answer.expect("a graph answer");
+        assert_eq!(answer.kind, "grouped_count", "{text:?}");
+        let groups: BTreeSet<String> = answer
+            .groups
+            .iter()
+            .map(|g| format!("{}={}", crate::vocab::local_name(&g.group), g.count))
+            .collect();
+        assert_eq!(
+            groups,
+            set(&[
+                "AHU=1",
+                "Chiller=1",
+                "Supply_Fan=1",
+                "Variable_Air_Volume_Box=2"
+            ]),
+            "{text:?}"
+        );
+    }
+    // A named node's kind is still its kind.
+    let (shape, got) = ask(&b, "what type of equipment is AHU-1").await;
+    assert_eq!((shape, got), (Shape::List, set(&["AHU-1"])));
+}
+
+#[tokio::test]
+async fn a_haystack_point_is_no_equipment_by_its_markers() {
+    let Some(b) = building("haystack_points.ttl").await else {
+        return;
+    };
+    // The `damper` marker of a damper command point names the damper it
+    // acts on: the point is no damper.
+    let (_, got) = ask(&b, "which dampers are there").await;
+    assert_eq!(got, set(&["AHU-1_OAD"]));
+    // No valve as equipment, only a point that acts on one: the engine
+    // abstains and names the point rather than say "none".
+    let (outcome, _) = engine(&b, "list the valves").await;
+    match outcome {
+        super::Outcome::Drafted {
+            draft: crate::answer::compose::Draft::Abstain(reason),
+            ..
+        } => {
+            let said = format!("{reason:?}");
+            assert!(
+                said.contains("only points that act on one (AHU-1 CHW-VLV)"),
+                "{said}"
+            );
+        }
+        other => panic!("list the valves: {other:?}"),
+    }
+    // Asked as points, the markers count.
+    let (_, got) = ask(&b, "which damper commands are there").await;
+    assert_eq!(got, set(&["AHU-1_OAD-CMD"]));
+}
