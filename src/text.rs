@@ -461,8 +461,8 @@ pub enum Cue {
     Scope,
     /// Asks for the kinds of what is listed ("what types of sensors").
     Kinds,
-    /// Asks for a list ("show me all", "every").
-    Enumerate,
+    /// Asks for the things a term names ("show me all", "is there").
+    Things,
     /// What a feeds relation carries ("air", "water").
     Medium,
     /// Asks for a value by a word that also names things ("temperature",

@@ -140,8 +140,9 @@ pub fn point_tags(g: &Grounding) -> Vec<String> {
 
 /// A question that is one term and nothing else ("ZNT?", "DAT = ?",
 /// "vavZone"): it asks what the term is. A plural ("vavs?") asks for the
-/// things, a name for the node, and so does a term after a word that asks
-/// for a list ("show me all the equipment").
+/// things, a name for the node, and so does a term with a word that asks
+/// for a list or what there is ("show me all the equipment", "what
+/// equipment is there": dq:cue_things).
 fn bare_term(cues: &Cues, w: &[String], g: &Grounding) -> bool {
     let content: Vec<&String> = w
         .iter()
@@ -150,7 +151,7 @@ fn bare_term(cues: &Cues, w: &[String], g: &Grounding) -> bool {
     let [term] = content.as_slice() else {
         return false;
     };
-    if cues.any(Cue::Enumerate, w) {
+    if cues.any(Cue::Things, w) {
         return false;
     }
     let kinds = g.equipment_types.len() + g.point_types.len();
@@ -609,6 +610,11 @@ mod tests {
         // Asked whether there is one, or for a list of them: the things.
         assert!(!read_q(&c, "is there a ZNT", &grounding, false, false).has(Intent::Definition));
         assert!(!read_q(&c, "show me all ZNT", &grounding, false, false).has(Intent::Definition));
+        assert!(!read_q(&c, "what ZNT is there", &grounding, false, false).has(Intent::Definition));
+        assert!(
+            !read_q(&c, "what ZNT do we have", &grounding, false, false).has(Intent::Definition)
+        );
+        assert!(read_q(&c, "what is ZNT", &grounding, false, false).has(Intent::Definition));
     }
 
     #[tokio::test]

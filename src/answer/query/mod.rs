@@ -46,6 +46,18 @@ pub enum Outcome {
     Pass,
 }
 
+/// The classes under `class` as looked up ([`Plan::class_query`]), or the
+/// class alone, each as a SPARQL IRI.
+fn kinds_listed(
+    classes: &std::collections::HashMap<String, Vec<String>>,
+    class: &str,
+) -> Vec<String> {
+    match classes.get(class) {
+        Some(list) if !list.is_empty() => list.iter().map(|i| format!("<{i}>")).collect(),
+        _ => vec![format!("<{class}>")],
+    }
+}
+
 /// Whether any node is of `class` (or a class under it, or a Haystack
 /// record with a marker that stands for one), as the plan's query counts
 /// it ([`plan::of_kind`]).
@@ -56,12 +68,7 @@ async fn has_instances(
     class: &str,
     trace: &mut Trace,
 ) -> Result<bool, Fault> {
-    let list: Vec<String> = classes
-        .get(class)
-        .filter(|l| !l.is_empty())
-        .cloned()
-        .unwrap_or_else(|| vec![class.to_owned()]);
-    let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
+    let iris = kinds_listed(classes, class);
     let q = format!(
         "PREFIX dq: <{}>\nASK {{ VALUES ?k {{ {} }} {} }}",
         crate::vocab::DQ,
@@ -134,12 +141,7 @@ async fn no_such_kind(
     const SHOWN: usize = 5;
     let label = read::class_words(view, class);
     tracing::info!(class = %class, "the data has no instance of an asked kind; abstaining");
-    let list: Vec<String> = classes
-        .get(class)
-        .filter(|l| !l.is_empty())
-        .cloned()
-        .unwrap_or_else(|| vec![class.to_owned()]);
-    let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
+    let iris = kinds_listed(classes, class);
     let q = format!(
         "PREFIX dq: <{}>\nSELECT DISTINCT ?x WHERE {{ VALUES ?k {{ {} }} ?x dq:hasHaystackTag/dq:brickClass ?k ; dq:hasHaystackTag <{}point> }} ORDER BY ?x LIMIT {}",
         crate::vocab::DQ,
@@ -288,6 +290,7 @@ pub async fn answer(
             members_instead(view, &plan).map(|p| (p, "the named node's own parts that supply")),
             chain_instead(view, &plan).map(|p| (p, "along the chain of supply")),
             container_instead(view, &plan).map(|p| (p, "the space the named one is part of")),
+            spaces_instead(view, &plan).map(|p| (p, "the spaces the places asked are made of")),
         ];
         for (other, how) in follow_ups.into_iter().flatten() {
             let q2 = other.sparql_with(&classes);
@@ -520,6 +523,52 @@ fn container_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
         &format!("{} (which {name} is part of)", spaces.join(", ")),
         1,
     );
+    Some(other)
+}
+
+/// For a list or count of places that have a point of a kind ("which
+/// zones have co2 sensors"), found empty: models hang a space's sensors on
+/// its rooms (rice_brick.ttl: a zone's CO2 sensors are points of its
+/// rooms), so a place has what the spaces it is made of have.
+fn spaces_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
+    if !matches!(plan.shape, Shape::List | Shape::Count)
+        || plan.having.is_some()
+        || !plan.absent.is_empty()
+    {
+        return None;
+    }
+    let target = plan::Slot::var(&plan.target);
+    let [l] = plan.body.links.as_slice() else {
+        return None;
+    };
+    if l.rel != plan::Rel::Point || l.from != target || !matches!(l.to, plan::Slot::Var(_)) {
+        return None;
+    }
+    let location = crate::vocab::brick("Location");
+    let place = plan
+        .body
+        .types
+        .iter()
+        .any(|(s, c)| *s == target && view.onto.is_a(c, &location));
+    if !place {
+        return None;
+    }
+    let mut other = plan.clone();
+    let space = plan::Slot::var("space");
+    other.body.links = vec![
+        plan::Link {
+            rel: plan::Rel::Part,
+            from: target,
+            to: space.clone(),
+            reach: plan::Reach::Transitive,
+            not_through: Vec::new(),
+        },
+        plan::Link {
+            from: space,
+            ..l.clone()
+        },
+    ];
+    other.understood = format!("{}, on a space it is made of", plan.understood);
     Some(other)
 }
 

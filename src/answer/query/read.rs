@@ -1561,24 +1561,36 @@ pub fn read(q: &Question, cues: &Cues, view: GraphView<'_>) -> Reading {
             plan.cited.extend(p.context.iter().cloned());
             plan.loose = p.loose;
             let point = vocab::brick("Point");
-            plan.point_kinds = plan
-                .classes()
-                .into_iter()
-                .filter(|c| view.onto.is_a(c, &point))
-                .collect();
             let target = Slot::var(&plan.target);
             if matches!(plan.shape, Shape::List | Shape::Count)
                 && !plan.typed
                 && plan.having.is_none()
                 && !p.yes_no()
                 && p.asks_kinds()
-                && plan.body.types.iter().any(|(s, _)| *s == target)
             {
-                tracing::debug!("the kinds of what is listed asked: counted per class");
-                plan.shape = Shape::PerKind;
-                let what = plan.understood.trim_start_matches("how many: ").to_owned();
-                plan.understood = format!("{what} by kind");
+                // "what types of points does ahu-1 have": the points of a
+                // named node are of the kind Point.
+                let untyped = !plan.body.types.iter().any(|(s, _)| *s == target);
+                let points_of = plan
+                    .body
+                    .links
+                    .iter()
+                    .any(|l| l.rel == Rel::Point && l.to == target);
+                if untyped && points_of {
+                    plan.body.types.push((target.clone(), point.clone()));
+                }
+                if plan.body.types.iter().any(|(s, _)| *s == target) {
+                    tracing::debug!("the kinds of what is listed asked: counted per class");
+                    plan.shape = Shape::PerKind;
+                    let what = plan.understood.trim_start_matches("how many: ").to_owned();
+                    plan.understood = format!("{what} by kind");
+                }
             }
+            plan.point_kinds = plan
+                .classes()
+                .into_iter()
+                .filter(|c| view.onto.is_a(c, &point))
+                .collect();
             Reading::Plan(plan)
         }
         other => other,

@@ -922,6 +922,15 @@ async fn the_kinds_of_what_is_listed_are_counted_per_class() {
     // A named node's kind is still its kind.
     let (shape, got) = ask(&b, "what type of equipment is AHU-1").await;
     assert_eq!((shape, got), (Shape::List, set(&["AHU-1"])));
+    // The points of a named node, by kind.
+    let (_, trace) = engine(&b, "what kinds of points does vav-1 have").await;
+    let answer = trace.graph.answer.expect("a graph answer");
+    let groups: Vec<(String, u64)> = answer
+        .groups
+        .iter()
+        .map(|g| (crate::vocab::local_name(&g.group).to_owned(), g.count))
+        .collect();
+    assert_eq!(groups, [("Zone_Air_Temperature_Sensor".to_owned(), 1)]);
 }
 
 #[tokio::test]
@@ -952,4 +961,23 @@ async fn a_haystack_point_is_no_equipment_by_its_markers() {
     // Asked as points, the markers count.
     let (_, got) = ask(&b, "which damper commands are there").await;
     assert_eq!(got, set(&["AHU-1_OAD-CMD"]));
+}
+
+#[tokio::test]
+async fn a_place_has_what_the_spaces_it_is_made_of_have() {
+    let Some(b) = building("spaces.ttl").await else {
+        return;
+    };
+    // No zone has a CO2 sensor of its own; zone A's room has one: "none"
+    // would deny what the model states.
+    for text in [
+        "which zones have co2 sensors",
+        "which zones have a co2 sensor?",
+    ] {
+        let (kind, got) = ask_answered(&b, text).await;
+        assert_eq!((kind.as_str(), got), ("set", set(&["Zone_A"])), "{text:?}");
+    }
+    // A zone with a point of its own answers as it did.
+    let (_, got) = ask_answered(&b, "which zones have a temperature sensor").await;
+    assert_eq!(got, set(&["Zone_C"]));
 }
