@@ -70,10 +70,14 @@ async fn has_instances(
 ) -> Result<bool, Fault> {
     let iris = kinds_listed(classes, class);
     let q = format!(
-        "PREFIX dq: <{}>\nASK {{ VALUES ?k {{ {} }} {} }}",
+        "PREFIX dq: <{}>\nASK {{ {} }}",
         crate::vocab::DQ,
-        iris.join(" "),
-        plan::of_kind("?x", "?k", plan.point_kinds.iter().any(|k| k == class))
+        plan::of_kind(
+            "?x",
+            "?k",
+            &format!("VALUES ?k {{ {} }}", iris.join(" ")),
+            plan.point_kinds.iter().any(|k| k == class)
+        )
     );
     trace.graph.queries.push(q.clone());
     Ok(matches!(
@@ -143,10 +147,10 @@ async fn no_such_kind(
     tracing::info!(class = %class, "the data has no instance of an asked kind; abstaining");
     let iris = kinds_listed(classes, class);
     let q = format!(
-        "PREFIX dq: <{}>\nSELECT DISTINCT ?x WHERE {{ VALUES ?k {{ {} }} ?x dq:hasHaystackTag/dq:brickClass ?k ; dq:hasHaystackTag <{}point> }} ORDER BY ?x LIMIT {}",
+        "PREFIX dq: <{}>\nSELECT DISTINCT ?x WHERE {{ VALUES ?k {{ {} }} ?x dq:hasHaystackTag/dq:brickClass ?k ; dq:hasHaystackTag <{}> }} ORDER BY ?x LIMIT {}",
         crate::vocab::DQ,
         iris.join(" "),
-        crate::vocab::PH_IOT,
+        plan::point_marker(),
         SHOWN + 1
     );
     trace.graph.queries.push(q.clone());
@@ -362,6 +366,9 @@ struct GraphResult {
     /// For the kinds of what is listed: each node with the classes of the
     /// asked kind it is typed, in query order.
     typed_as: Vec<(String, String)>,
+    /// For the kinds of what is listed: each most specific class with the
+    /// nodes counted under it, in node order.
+    under: BTreeMap<String, Vec<String>>,
 }
 
 impl GraphResult {
@@ -374,19 +381,25 @@ impl GraphResult {
         for (node, class) in &self.typed_as {
             of.entry(node).or_default().push(class);
         }
-        let mut per: BTreeMap<&str, u64> = BTreeMap::new();
-        for classes in of.values() {
+        let mut under: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (node, classes) in &of {
             for c in classes {
                 let broader = classes.iter().any(|o| o != c && view.onto.is_a(o, c));
                 if !broader {
-                    *per.entry(c).or_default() += 1;
+                    under
+                        .entry((*c).to_owned())
+                        .or_default()
+                        .push((*node).to_owned());
                 }
             }
         }
-        let mut groups: Vec<(String, u64)> =
-            per.into_iter().map(|(c, n)| (c.to_owned(), n)).collect();
+        let mut groups: Vec<(String, u64)> = under
+            .iter()
+            .map(|(c, n)| (c.clone(), n.len() as u64))
+            .collect();
         groups.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         self.groups = groups;
+        self.under = under;
         self.items = of.keys().map(|n| (*n).to_owned()).collect();
     }
 }
@@ -999,11 +1012,7 @@ async fn draft(
                 format!("None: the building graph has nothing that matches ({understood}).")
             } else {
                 let of = |class: &str| -> Vec<String> {
-                    let nodes: Vec<&String> = r
-                        .items
-                        .iter()
-                        .filter(|n| r.typed_as.iter().any(|(x, c)| x == *n && c == class))
-                        .collect();
+                    let nodes = r.under.get(class).map_or(&[][..], Vec::as_slice);
                     let mut said: Vec<String> =
                         nodes.iter().take(3).map(|n| name_of(view, n)).collect();
                     if nodes.len() > 3 {

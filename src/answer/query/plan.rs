@@ -43,21 +43,45 @@ const LOCATION: &str = "(brick:hasLocation|^brick:isLocationOf)";
 /// (equipment) is replaced by `rec:Room`, which makes no room equipment.
 const SUBCLASS: &str = "(rdfs:subClassOf|owl:equivalentClass|^owl:equivalentClass|brick:aliasOf|^brick:aliasOf|brick:isReplacedBy)*/(^brick:isReplacedBy)?";
 
-/// The pattern of a node `v` of a kind in `c`: typed so, or a Haystack
-/// record with a marker that stands for one. A marker names a kind of
-/// equipment on an equipment record; on a point ("damper cmd point") it
-/// names the equipment the point acts on, and the point is no damper: a
-/// point record counts by its markers only for a kind of point.
-pub fn of_kind(v: &str, c: &str, point_kind: bool) -> String {
+/// The Haystack marker of a point record.
+pub fn point_marker() -> String {
+    format!("{}point", vocab::PH_IOT)
+}
+
+/// The classes the type variable `c` takes for an asked `class`: those
+/// listed under it when they were looked up first, else a subquery.
+fn kinds_binding(c: &str, class: &str, classes: Option<&HashMap<String, Vec<String>>>) -> String {
+    match classes.and_then(|m| m.get(class)) {
+        Some(list) if !list.is_empty() => {
+            let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
+            format!("VALUES {c} {{ {} }}", iris.join(" "))
+        }
+        _ => format!("{{ SELECT DISTINCT {c} WHERE {{ {c} {SUBCLASS} <{class}> }} }}"),
+    }
+}
+
+/// The pattern of a node `v` of a kind in `c`, where `kinds` binds `c`
+/// (a VALUES or a subquery): typed so, or a Haystack record with a
+/// marker that stands for one. A marker names a kind of equipment on an
+/// equipment record; on a point ("damper cmd point") it names the
+/// equipment the point acts on, and the point is no damper: a point
+/// record counts by its markers only for a kind of point.
+///
+/// `kinds` is repeated inside each branch: joined with the union from
+/// outside, Oxigraph's RocksDB store takes a minute for what each branch
+/// answers in milliseconds (a class listing on the campus).
+pub fn of_kind(v: &str, c: &str, kinds: &str, point_kind: bool) -> String {
     let not_point = if point_kind {
         String::new()
     } else {
         format!(
-            " FILTER NOT EXISTS {{ {v} dq:hasHaystackTag <{}point> }}",
-            crate::vocab::PH_IOT
+            " FILTER NOT EXISTS {{ {v} dq:hasHaystackTag <{}> }}",
+            point_marker()
         )
     };
-    format!("{{ {v} a {c} }} UNION {{ {v} dq:hasHaystackTag/dq:brickClass {c} .{not_point} }}")
+    format!(
+        "{{ {kinds} {v} a {c} }} UNION {{ {kinds} {v} dq:hasHaystackTag/dq:brickClass {c} .{not_point} }}"
+    )
 }
 
 impl Rel {
@@ -242,33 +266,25 @@ impl Block {
                 let v = slot.sparql();
                 let c = format!("?k{}", cx.k);
                 cx.k += 1;
-                match cx.classes.and_then(|m| m.get(class)) {
-                    // Under FILTER NOT EXISTS (evaluated once per row): the
-                    // listed classes as a filter on the node's own type,
-                    // which Oxigraph evaluates in milliseconds where a join
-                    // with a union takes seconds.
-                    Some(list) if !list.is_empty() && links_first => {
-                        let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
-                        let _ = writeln!(
-                            out,
-                            "{indent}{v} a {c} . FILTER({c} IN ({}))",
-                            iris.join(", ")
-                        );
-                        continue;
-                    }
-                    // Looked up before: listed.
-                    Some(list) if !list.is_empty() => {
-                        let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
-                        let _ = writeln!(out, "{indent}VALUES {c} {{ {} }}", iris.join(" "));
-                    }
-                    _ => {
-                        let _ = writeln!(
-                            out,
-                            "{indent}{{ SELECT DISTINCT {c} WHERE {{ {c} {SUBCLASS} <{class}> }} }}"
-                        );
-                    }
+                // Under FILTER NOT EXISTS (evaluated once per row): the
+                // listed classes as a filter on the node's own type,
+                // which Oxigraph evaluates in milliseconds where a join
+                // with a union takes seconds.
+                if let Some(list) = cx
+                    .classes
+                    .and_then(|m| m.get(class))
+                    .filter(|l| !l.is_empty() && links_first)
+                {
+                    let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
+                    let _ = writeln!(
+                        out,
+                        "{indent}{v} a {c} . FILTER({c} IN ({}))",
+                        iris.join(", ")
+                    );
+                    continue;
                 }
-                let pattern = of_kind(&v, &c, cx.point_kinds.contains(class));
+                let kinds = kinds_binding(&c, class, cx.classes);
+                let pattern = of_kind(&v, &c, &kinds, cx.point_kinds.contains(class));
                 let _ = writeln!(out, "{indent}{pattern}");
             }
         };
@@ -503,15 +519,7 @@ impl Plan {
                     .find(|(s, _)| *s == Slot::var(&self.target))
                     .map(|(_, c)| c.as_str())
                     .unwrap_or_default();
-                let kinds = match classes.and_then(|m| m.get(class)) {
-                    Some(list) if !list.is_empty() => {
-                        let iris: Vec<String> = list.iter().map(|i| format!("<{i}>")).collect();
-                        format!("  VALUES ?kind {{ {} }}\n", iris.join(" "))
-                    }
-                    _ => format!(
-                        "  {{ SELECT DISTINCT ?kind WHERE {{ ?kind {SUBCLASS} <{class}> }} }}\n"
-                    ),
-                };
+                let kinds = format!("  {}\n", kinds_binding("?kind", class, classes));
                 format!(
                     "{head}SELECT DISTINCT {x} ?kind WHERE {{\n{body}{kinds}  {x} a ?kind .\n}}\nORDER BY {x} ?kind"
                 )

@@ -122,6 +122,10 @@ fn words_of(lower: &str) -> Vec<Word> {
     out
 }
 
+/// Words that ask for a kind ("what kind of ...", "what type of ..."),
+/// for one node's kind and for the kinds of what is listed alike.
+const KIND_WORDS: [&str; 3] = ["kind", "type", "sort"];
+
 /// English number words (general English, like the cue words).
 const NUMBER_WORDS: [&str; 21] = [
     "zero",
@@ -1310,7 +1314,7 @@ impl<'a> Parts<'a> {
         let kind_word = self
             .words
             .iter()
-            .any(|w| matches!(w.text.as_str(), "kind" | "type" | "sort" | "class"));
+            .any(|w| w.text == "class" || KIND_WORDS.contains(&w.text.as_str()));
         wh && kind_word
             && self.relation().is_none()
             && !self.has(Cue::On)
@@ -1332,7 +1336,7 @@ impl<'a> Parts<'a> {
                 && self
                     .words
                     .iter()
-                    .any(|w| matches!(w.text.as_str(), "kind" | "type" | "sort")))
+                    .any(|w| KIND_WORDS.contains(&w.text.as_str())))
     }
 
     /// Asked yes or no.

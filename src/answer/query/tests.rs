@@ -934,6 +934,25 @@ async fn the_kinds_of_what_is_listed_are_counted_per_class() {
 }
 
 #[tokio::test]
+async fn a_node_typed_twice_is_named_under_its_most_specific_kind() {
+    let Some(b) = building("twice_typed.ttl").await else {
+        return;
+    };
+    // VAV-1 is typed a VAV and a terminal unit: it is counted and named
+    // once, as a VAV; the terminal units are TU-1 alone.
+    let said = answer_text(&b, "what kinds of terminal units are there").await;
+    assert!(said.contains(": 2 kinds, 2 nodes"), "{said}");
+    assert!(
+        said.contains("Terminal Unit (Terminal_Unit): 1 (TU-1)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("(Variable_Air_Volume_Box): 1 (VAV-1)"),
+        "{said}"
+    );
+}
+
+#[tokio::test]
 async fn a_haystack_point_is_no_equipment_by_its_markers() {
     let Some(b) = building("haystack_points.ttl").await else {
         return;
