@@ -11,13 +11,24 @@ use crate::vocab::{self, PREFIXES};
 use std::collections::HashMap;
 
 /// Lower-case words of a text: letters, digits, inner hyphens and the
-/// decimal point of a number ("8.3", "90.1" are one word each).
+/// decimal point of a number ("8.3", "90.1" are one word each); a
+/// number's thousands separators are left out ("1,000" is "1000").
 pub fn words(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.to_lowercase().chars().collect();
     let decimal_point = |i: usize| {
         chars[i] == '.'
             && i.checked_sub(1).is_some_and(|p| chars[p].is_ascii_digit())
             && chars.get(i + 1).is_some_and(char::is_ascii_digit)
+    };
+    // "1,000 ppm" and "1000 ppm" are one number: a comma between a digit
+    // and a group of three digits is a thousands separator, left out.
+    let thousands = |i: usize| {
+        chars[i] == ','
+            && i.checked_sub(1).is_some_and(|p| chars[p].is_ascii_digit())
+            && chars
+                .get(i + 1..i + 4)
+                .is_some_and(|g| g.iter().all(char::is_ascii_digit))
+            && !chars.get(i + 4).is_some_and(char::is_ascii_digit)
     };
     let mut out = Vec::new();
     let mut word = String::new();
@@ -31,6 +42,8 @@ pub fn words(text: &str) -> Vec<String> {
     for (i, &c) in chars.iter().enumerate() {
         if c.is_alphanumeric() || c == '-' || c == '\'' || decimal_point(i) {
             word.push(c);
+        } else if thousands(i) {
+            continue;
         } else {
             flush(&mut word);
         }
@@ -860,6 +873,24 @@ pub(crate) mod tests {
         assert_eq!(
             words("ASHRAE 90.1: 8.3 °C. End 55."),
             ["ashrae", "90.1", "8.3", "c", "end", "55"]
+        );
+        // A thousands separator is no break: "1,000" is the number 1000;
+        // a comma before other than three digits still parts two numbers.
+        assert_eq!(
+            words("Vcool-max at 1,000 ppm; 11,500 cfm; 1,2 and 3,4567."),
+            [
+                "vcool-max",
+                "at",
+                "1000",
+                "ppm",
+                "11500",
+                "cfm",
+                "1",
+                "2",
+                "and",
+                "3",
+                "4567"
+            ]
         );
         assert_eq!(stem("restarts"), "restart");
         assert_eq!(stem("gas"), "gas");

@@ -354,6 +354,20 @@ async fn draft(
                 trace.graph.unread.join(" ")
             ),
         })
+    } else if let Some(left) = beyond_a_class(&q, &trace.graph.unread)
+        && step.facts.iter().any(|f| !f.negative)
+    {
+        tracing::info!(
+            words = left.len(),
+            "a question about a class says more than the class; the graph does not answer"
+        );
+        Some(Reason::Unsupported {
+            understood: format!("a question about {}", q.labels.join(", ")),
+            why: format!(
+                "the words \"{}\" said beyond it were not understood as part of a graph query",
+                left.join(" ")
+            ),
+        })
     } else if !beyond_product.is_empty() && step.facts.iter().any(|f| !f.negative) {
         let left = &beyond_product;
         tracing::info!(
@@ -432,6 +446,33 @@ async fn draft(
     };
     trace.chunks = trace_chunks(&found.hits, found.selected, &used);
     Ok(d)
+}
+
+/// The words a question about a class (no named node) says beyond what
+/// the graph read, when they outnumber the words the graph read: "title
+/// 24 zone w/ an occupancy sensor - when the room's empty, what does the
+/// box's occupied min airflow drop to" reads "occupancy sensor" and
+/// leaves seven words; the class's points (every occupancy sensor of the
+/// campus) do not answer it. A word left beside a longer class ("chw
+/// supply temp setpoint point for the plant") is a qualifier the answer
+/// keeps in view.
+fn beyond_a_class<'a>(q: &Question, unread: &'a [String]) -> Option<Vec<&'a str>> {
+    if q.grounding.entities.is_empty()
+        || q.grounding
+            .entities
+            .iter()
+            .any(|e| e.kind != EntityKind::Class)
+    {
+        return None;
+    }
+    let read: usize = q
+        .grounding
+        .entities
+        .iter()
+        .map(|e| crate::text::words(&e.matched).len())
+        .sum();
+    let left: Vec<&str> = unread.iter().map(String::as_str).collect();
+    (left.len() > read).then_some(left)
 }
 
 /// Whether an answer's quoted passages name one of the instances the

@@ -235,7 +235,13 @@ impl Spelling {
     /// the least distance.
     fn nearest(&self, word: &str) -> Option<String> {
         let n = word.chars().count();
-        if n < MIN_CORRECTED || self.knows(word) {
+        // "counted" is "count" said in the past (a cue word), not a miss
+        // of "mounted": a known word with a regular ending is known.
+        let base = crate::text::stem(word);
+        if n < MIN_CORRECTED
+            || self.knows(word)
+            || (base.len() < n && (self.knows(&base) || self.knows(&format!("{base}e"))))
+        {
             return None;
         }
         let limit = if n >= TWO_EDITS { 2 } else { 1 };
@@ -430,6 +436,9 @@ mod tests {
             "room",
             "plant",
             "planet",
+            "count",
+            "mounted",
+            "raise",
         ]
         .into_iter()
         .map(str::to_owned)
@@ -483,6 +492,10 @@ mod tests {
         // Known words, and a word as near to two known words, stay.
         assert_eq!(s.respell("which chillers feed the plant"), None);
         assert_eq!(s.respell("the planxt"), None);
+        // A known word with a regular ending is no near miss of another
+        // known word: "counted" is not "mounted".
+        assert_eq!(s.respell("ahu-2 points counted by type"), None);
+        assert_eq!(s.respell("how far is it raised"), None);
         // "vav box" stays "vav box".
         assert_eq!(s.respell("which vav box is on ahu-1"), None);
         assert_eq!(

@@ -328,6 +328,29 @@ async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
 }
 
 #[tokio::test]
+async fn a_question_that_only_mentions_a_kind_of_point_asks_the_sequence() {
+    // The graph reads "co2 sensor" and nothing else: the list of the CO2
+    // sensors (once the answer) does not say what the airflow minimum is
+    // raised to; the VAV sequence does.
+    for text in [
+        "zones w/ a co2 sensor - what does the box's active minimum airflow go up to at 1,000 ppm?",
+        "boxes that have a co2 sensor: where does their airflow minimum get pushed to when co2 hits 1000 ppm",
+    ] {
+        let v = chat(text).await;
+        assert_answer(
+            &v,
+            &[],
+            &["Vcool-max at 1,000 ppm"],
+            &["golden/corpus/northfield_soo_vav.md"],
+        );
+        assert!(
+            !evidence_files(&v).iter().any(|f| f.ends_with(".ttl")),
+            "{text:?}: {v}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn out_of_scope_and_missing_equipment_abstain() {
     let v = chat("How many vacation days do employees get?").await;
     assert_eq!(v["status"], "refused");

@@ -266,8 +266,8 @@ impl Block {
                 let v = slot.sparql();
                 let c = format!("?k{}", cx.k);
                 cx.k += 1;
-                // Under FILTER NOT EXISTS (evaluated once per row): the
-                // listed classes as a filter on the node's own type,
+                // Links first (a block that must not hold, or is counted):
+                // the listed classes as a filter on the node's own type,
                 // which Oxigraph evaluates in milliseconds where a join
                 // with a union takes seconds.
                 if let Some(list) = cx
@@ -474,8 +474,18 @@ impl Plan {
             point_kinds: &self.point_kinds,
         };
         self.body.render(&mut body, "  ", &mut cx);
+        let target = Slot::var(&self.target);
         for a in &self.absent {
-            body.push_str("  FILTER NOT EXISTS {\n");
+            // A block on the target is a MINUS: every row binds the target,
+            // so it removes the rows FILTER NOT EXISTS would, and Oxigraph
+            // evaluates it once where it evaluates the filter per row ("which
+            // vavs on ahu-3 don't have a co2 sensor": 6 to 8 s as a filter).
+            let on_target = a.links.iter().any(|l| l.from == target || l.to == target);
+            body.push_str(if on_target {
+                "  MINUS {\n"
+            } else {
+                "  FILTER NOT EXISTS {\n"
+            });
             a.render_ordered(&mut body, "    ", true, &mut cx);
             body.push_str("  }\n");
         }

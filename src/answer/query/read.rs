@@ -1325,12 +1325,20 @@ impl<'a> Parts<'a> {
     }
 
     /// Asks for the kinds of what it lists: "what types of sensors are
-    /// there", "count the equipment by type" (dq:cue_kinds), or, with no
+    /// there", "count the equipment by type" (dq:cue_kinds), "how many of
+    /// each point type" (a kinds phrase around a kind), or, with no
     /// named node, "what type of equipment is in the building" ("what
     /// type of equipment is AHU-1" asks AHU-1's kind).
     fn asks_kinds(&self) -> bool {
         let wh = matches!(self.first_word(), "what" | "which" | "whats");
+        // "how many of each point type", "count by equipment type": a
+        // kinds phrase with the kind of what is counted inside it.
+        let each_named_kind = self.words.windows(3).any(|w| {
+            matches!(w[0].text.as_str(), "each" | "every" | "per" | "by")
+                && KIND_WORDS.contains(&w[2].text.as_str())
+        });
         self.has(Cue::Kinds)
+            || each_named_kind
             || (wh
                 && self.nodes.is_empty()
                 && self

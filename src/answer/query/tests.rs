@@ -895,6 +895,7 @@ async fn the_kinds_of_what_is_listed_are_counted_per_class() {
         "what kinds of equipment are there",
         "what type of equipment is in the building",
         "count the equipment by type",
+        "how many of each equipment type are there",
     ] {
         let (outcome, trace) = engine(&b, text).await;
         assert!(
@@ -923,14 +924,23 @@ async fn the_kinds_of_what_is_listed_are_counted_per_class() {
     let (shape, got) = ask(&b, "what type of equipment is AHU-1").await;
     assert_eq!((shape, got), (Shape::List, set(&["AHU-1"])));
     // The points of a named node, by kind.
-    let (_, trace) = engine(&b, "what kinds of points does vav-1 have").await;
-    let answer = trace.graph.answer.expect("a graph answer");
-    let groups: Vec<(String, u64)> = answer
-        .groups
-        .iter()
-        .map(|g| (crate::vocab::local_name(&g.group).to_owned(), g.count))
-        .collect();
-    assert_eq!(groups, [("Zone_Air_Temperature_Sensor".to_owned(), 1)]);
+    for text in [
+        "what kinds of points does vav-1 have",
+        "how many of each point type does vav-1 have",
+    ] {
+        let (_, trace) = engine(&b, text).await;
+        let answer = trace.graph.answer.expect("a graph answer");
+        let groups: Vec<(String, u64)> = answer
+            .groups
+            .iter()
+            .map(|g| (crate::vocab::local_name(&g.group).to_owned(), g.count))
+            .collect();
+        assert_eq!(
+            groups,
+            [("Zone_Air_Temperature_Sensor".to_owned(), 1)],
+            "{text:?}"
+        );
+    }
 }
 
 #[tokio::test]
