@@ -449,30 +449,36 @@ async fn draft(
 }
 
 /// The words a question about a class (no named node) says beyond what
-/// the graph read, when they outnumber the words the graph read: "title
-/// 24 zone w/ an occupancy sensor - when the room's empty, what does the
-/// box's occupied min airflow drop to" reads "occupancy sensor" and
-/// leaves seven words; the class's points (every occupancy sensor of the
-/// campus) do not answer it. A word left beside a longer class ("chw
-/// supply temp setpoint point for the plant") is a qualifier the answer
-/// keeps in view.
+/// the graph read, when they outnumber the words the graph read, or when
+/// one of them is what the question asks of the class: "title 24 zone w/
+/// an occupancy sensor - when the room's empty, what does the box's
+/// occupied min airflow drop to" reads "occupancy sensor" and leaves seven
+/// words; "what's the cal interval for the outside air temp sensors" asks
+/// the interval ("interval for"). The class's points (every occupancy or
+/// outside air temperature sensor of the campus) answer neither. A word
+/// left beside a longer class ("chw supply temp setpoint point for the
+/// plant") is a qualifier the answer keeps in view.
 fn beyond_a_class<'a>(q: &Question, unread: &'a [String]) -> Option<Vec<&'a str>> {
-    if q.grounding.entities.is_empty()
-        || q.grounding
-            .entities
-            .iter()
-            .any(|e| e.kind != EntityKind::Class)
+    if q.grounding
+        .entities
+        .iter()
+        .any(|e| e.kind != EntityKind::Class)
     {
         return None;
     }
+    let left: Vec<&str> = unread.iter().map(String::as_str).collect();
     let read: usize = q
         .grounding
         .entities
         .iter()
         .map(|e| crate::text::words(&e.matched).len())
         .sum();
-    let left: Vec<&str> = unread.iter().map(String::as_str).collect();
-    (left.len() > read).then_some(left)
+    let outnumbered = read > 0 && left.len() > read;
+    let asked_of = q
+        .words
+        .windows(2)
+        .any(|w| matches!(w[1].as_str(), "for" | "of") && left.contains(&w[0].as_str()));
+    (outnumbered || asked_of).then_some(left)
 }
 
 /// Whether an answer's quoted passages name one of the instances the

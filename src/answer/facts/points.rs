@@ -79,13 +79,29 @@ impl GraphContext<'_> {
                 .cloned()
                 .collect();
         }
-        let classes: Vec<String> = g
+        let mut classes: Vec<String> = g
             .point_types
             .iter()
             .filter_map(|p| p.brick_class.as_deref())
             .filter(|c| !c.contains(':'))
             .map(vocab::brick)
             .collect();
+        // A kind said by its function alone ("sensors of each sensor
+        // kind"): the Brick class of that function, so that a Brick model
+        // with no Haystack tags is read as well ("no point of the kind
+        // asked about" would be wrong).
+        for pt in g.point_types.iter().filter(|p| p.brick_class.is_none()) {
+            if let [tag] = pt.haystack_tags.as_slice()
+                && let Some(class) = match tag.as_str() {
+                    "sensor" => Some("Sensor"),
+                    "sp" => Some("Setpoint"),
+                    "cmd" => Some("Command"),
+                    _ => None,
+                }
+            {
+                classes.push(vocab::brick(class));
+            }
+        }
         let by_class: Vec<String> = points
             .iter()
             .filter(|p| self.view.is_a_any(p, &classes))

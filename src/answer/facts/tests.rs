@@ -301,6 +301,28 @@ async fn a_yes_no_point_question_is_answered_yes_or_no_first() {
 }
 
 #[tokio::test]
+async fn a_kind_said_by_its_function_alone_matches_by_brick_class() {
+    let f = fixture().await;
+    // "sensors" grounds to the Haystack `sensor` marker alone, no Brick
+    // class; the fixture's points carry no such tag, but are Brick sensors.
+    let g = Grounding {
+        entities: vec![named("VAV-1", "VAV-1")],
+        point_types: vec![PointType {
+            haystack_tags: vec!["sensor".into()],
+            brick_class: None,
+            confidence: 0.6,
+            span: Default::default(),
+        }],
+        ..Grounding::default()
+    };
+    let facts = f.facts("which sensors are attached to VAV-1", g).await;
+    assert_eq!(
+        texts(&facts),
+        ["VAV-1 has the point: VAV-1 ZNT (Zone Air Temperature Sensor)."]
+    );
+}
+
+#[tokio::test]
 async fn locations_up_the_hierarchy_and_what_a_room_holds() {
     let f = fixture().await;
     let facts = f

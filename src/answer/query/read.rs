@@ -1331,11 +1331,12 @@ impl<'a> Parts<'a> {
     /// type of equipment is AHU-1" asks AHU-1's kind).
     fn asks_kinds(&self) -> bool {
         let wh = matches!(self.first_word(), "what" | "which" | "whats");
-        // "how many of each point type", "count by equipment type": a
-        // kinds phrase with the kind of what is counted inside it.
+        // "how many of each point type", "count by equipment type", "the
+        // number of points in each point class": a kinds phrase with the
+        // kind of what is counted inside it.
         let each_named_kind = self.words.windows(3).any(|w| {
             matches!(w[0].text.as_str(), "each" | "every" | "per" | "by")
-                && KIND_WORDS.contains(&w[2].text.as_str())
+                && (KIND_WORDS.contains(&w[2].text.as_str()) || w[2].text == "class")
         });
         self.has(Cue::Kinds)
             || each_named_kind

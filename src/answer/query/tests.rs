@@ -864,6 +864,8 @@ async fn the_building_said_as_a_subject_scopes_nothing() {
         "does this building have a chiller",
         "does the building have any chillers?",
         "is there a chiller",
+        // "anywhere" narrows nothing.
+        "is there a chiller anywhere in the model",
     ] {
         let said = answer_text(&b, text).await;
         assert_eq!(said, "Yes: the Chiller (CH-1).", "{text:?}");
@@ -896,6 +898,7 @@ async fn the_kinds_of_what_is_listed_are_counted_per_class() {
         "what type of equipment is in the building",
         "count the equipment by type",
         "how many of each equipment type are there",
+        "the equipment, broken down by type",
     ] {
         let (outcome, trace) = engine(&b, text).await;
         assert!(
@@ -927,6 +930,7 @@ async fn the_kinds_of_what_is_listed_are_counted_per_class() {
     for text in [
         "what kinds of points does vav-1 have",
         "how many of each point type does vav-1 have",
+        "how many sensors of each sensor kind are attached to vav-1",
     ] {
         let (_, trace) = engine(&b, text).await;
         let answer = trace.graph.answer.expect("a graph answer");
