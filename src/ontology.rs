@@ -45,6 +45,7 @@ pub struct Ontology {
     marker_iri: HashMap<String, String>,
     marker_tags: HashMap<String, Vec<String>>,
     kind_class: HashMap<String, String>,
+    function_class: HashMap<String, String>,
     brick_tags: HashSet<String>,
 }
 
@@ -127,11 +128,12 @@ impl Ontology {
         let markers = select(
             store,
             format!(
-                "{PREFIXES}SELECT ?m ?name ?tag ?kindClass WHERE {{
+                "{PREFIXES}SELECT ?m ?name ?tag ?kindClass ?functionClass WHERE {{
                    ?m dq:tagName ?name .
                    OPTIONAL {{ ?m dq:brickTag ?tag }}
                    OPTIONAL {{ ?m a dq:HaystackEquipKind ; dq:brickClass ?kindClass }}
-                 }} ORDER BY ?m ?name ?tag ?kindClass"
+                   OPTIONAL {{ ?m a dq:HaystackPointKind ; dq:brickClass ?functionClass }}
+                 }} ORDER BY ?m ?name ?tag ?kindClass ?functionClass"
             ),
         )
         .await?;
@@ -147,6 +149,9 @@ impl Ontology {
             }
             if let Some(class) = row.str("kindClass") {
                 ont.kind_class.insert(name.to_owned(), class.to_owned());
+            }
+            if let Some(class) = row.str("functionClass") {
+                ont.function_class.insert(name.to_owned(), class.to_owned());
             }
         }
         tracing::info!(
@@ -288,6 +293,13 @@ impl Ontology {
     /// The IRI of a Haystack marker, by its tag name.
     pub fn marker_iri(&self, name: &str) -> Option<&str> {
         self.marker_iri.get(name).map(String::as_str)
+    }
+
+    /// The Brick class of a Haystack point function marker (`sensor`,
+    /// `sp`, `cmd`, `status`: a `dq:HaystackPointKind` with a
+    /// `dq:brickClass`).
+    pub fn function_class(&self, marker: &str) -> Option<&str> {
+        self.function_class.get(marker).map(String::as_str)
     }
 
     /// Brick tags a Haystack marker stands for: its `dq:brickTag`s, or the

@@ -87,19 +87,14 @@ impl GraphContext<'_> {
             .map(vocab::brick)
             .collect();
         // A kind said by its function alone ("sensors of each sensor
-        // kind"): the Brick class of that function, so that a Brick model
-        // with no Haystack tags is read as well ("no point of the kind
-        // asked about" would be wrong).
+        // kind"): the Brick class the ontology gives that function, so
+        // that a Brick model with no Haystack tags is read as well ("no
+        // point of the kind asked about" would be wrong).
         for pt in g.point_types.iter().filter(|p| p.brick_class.is_none()) {
             if let [tag] = pt.haystack_tags.as_slice()
-                && let Some(class) = match tag.as_str() {
-                    "sensor" => Some("Sensor"),
-                    "sp" => Some("Setpoint"),
-                    "cmd" => Some("Command"),
-                    _ => None,
-                }
+                && let Some(class) = self.view.onto.function_class(tag)
             {
-                classes.push(vocab::brick(class));
+                classes.push(class.to_owned());
             }
         }
         let by_class: Vec<String> = points

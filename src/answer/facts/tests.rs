@@ -29,6 +29,7 @@ async fn fixture() -> Fixture {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     for f in [
         "tests/fixtures/answer/brick_subset.ttl",
+        "tests/fixtures/answer/haystack_functions.ttl",
         "ontology/core/cues.ttl",
     ] {
         let file = SourceFile::new(root.join(f), &root, GraphKind::Ontology);
