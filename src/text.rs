@@ -692,8 +692,99 @@ impl Cues {
     }
 }
 
+/// Most lines a lead-in ("The default time delay period shall be as
+/// follows:") stands over: the items of its list.
+const LEAD_IN_LINES: usize = 8;
+
+/// [`quotable`]'s sentences (as [`quotable_records`] gives them, by index),
+/// each with the lead-in of the list it is an item of: the sentence that
+/// ends its line with a colon ("The default time delay period shall be as
+/// follows:", "Suppress zone temperature alarms as follows:"). An item
+/// stands under its lead-in as a step stands under its heading: "While
+/// zone group is in warm-up or cooldown modes." answers a question about
+/// suppressing zone alarms only with it. A lead-in stands over the lines
+/// after it, at most [`LEAD_IN_LINES`], up to the next line that ends with
+/// a colon or a table (whose rows carry their caption). The sentences
+/// before the colon on its line are not counted: they often say what the
+/// whole section is about ("Each box has a cooling maximum airflow …"),
+/// not the list. `None` for a sentence of the lead-in's own line and for
+/// one no lead-in stands over. A range, by index, of the lead-in's
+/// sentences.
+pub fn lead_ins(text: &str) -> Vec<Option<std::ops::Range<usize>>> {
+    let lines = quotable_lines(text);
+    // The sentences of each line, by index, in order.
+    let mut spans: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    for (k, (n, _)) in lines.iter().enumerate() {
+        match spans.last_mut() {
+            Some((m, r)) if m == n => r.end = k + 1,
+            _ => spans.push((*n, k..k + 1)),
+        }
+    }
+    let raw: Vec<&str> = text.lines().collect();
+    let mut out = vec![None; lines.len()];
+    let mut lead: Option<(std::ops::Range<usize>, usize)> = None;
+    for (n, span) in &spans {
+        // A table's rows carry their caption already ([`quotable`]); a
+        // table ends the list a lead-in stands over.
+        if raw.get(*n).is_some_and(|l| table_cells(l).is_some()) {
+            lead = None;
+            continue;
+        }
+        let last = span.end - 1;
+        if lines[last].1.trim_end().ends_with(':') {
+            lead = Some((last..last + 1, LEAD_IN_LINES));
+            continue;
+        }
+        if let Some((range, left)) = &mut lead {
+            if *left == 0 {
+                lead = None;
+            } else {
+                *left -= 1;
+                for k in span.clone() {
+                    out[k] = Some(range.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
+
+    /// The items of a list stand under the sentence that leads into it;
+    /// the lead-in's line, the lines before it and those of the next
+    /// lead-in's list do not.
+    #[test]
+    fn list_items_stand_under_their_lead_in() {
+        let text = "Timers are reset daily.\n\
+                    Calculate a delay after any change in setpoint. The default delay shall be as follows:\n\
+                    For alarms: 10 minutes per °F.\n\
+                    For cooling requests: 5 minutes per °F. No longer than 30 minutes.\n\
+                    Suppress alarms as follows:\n\
+                    During warm-up.";
+        let leads = super::lead_ins(text);
+        assert_eq!(
+            leads,
+            [
+                None,
+                None,
+                None,
+                Some(2..3),
+                Some(2..3),
+                Some(2..3),
+                None,
+                Some(6..7)
+            ]
+        );
+        let many: String = std::iter::once("Items as follows:".to_owned())
+            .chain((0..10).map(|i| format!("Item {i}.")))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let leads = super::lead_ins(&many);
+        assert_eq!(leads[super::LEAD_IN_LINES], Some(0..1));
+        assert_eq!(leads[super::LEAD_IN_LINES + 1], None);
+    }
 
     /// Each sentence of a paragraph opened by an ISO date stands under that
     /// opening; a table row, an undated paragraph and the opening itself

@@ -4,7 +4,7 @@
 //! hold.
 
 use crate::text::{
-    camel_spaced, opens_with_date, quotable_records, squash, states_quantity, stem, words,
+    camel_spaced, lead_ins, opens_with_date, quotable_records, squash, states_quantity, stem, words,
 };
 
 /// A sentence picked from a text, with what it matched.
@@ -294,6 +294,9 @@ fn pick_from(
         .iter()
         .map(|(_, t, _)| quotable_records(t).into_iter().unzip())
         .unzip();
+    // Each text's sentences, and for each the lead-in of its list.
+    let leads: Vec<Vec<Option<std::ops::Range<usize>>>> =
+        texts.iter().map(|(_, t, _)| lead_ins(t)).collect();
     let held: Vec<Vec<Vec<String>>> = by_source
         .iter()
         .map(|list| list.iter().map(|s| matched_terms(focus, s)).collect())
@@ -342,6 +345,16 @@ fn pick_from(
             if let Some(j) = opener {
                 mentioned = mentioned.max(own + owns[j]);
             }
+            // An item of a list stands under the line that leads into it
+            // ("The default time delay period shall be as follows:").
+            let lead = leads[i]
+                .get(k)
+                .cloned()
+                .flatten()
+                .filter(|_| opener.is_none());
+            if let Some(r) = &lead {
+                mentioned = mentioned.max(own + r.clone().map(|j| owns[j]).max().unwrap_or(0));
+            }
             if !answers_anything(s, heading)
                 || (kind == Texts::Chunks && k == 0 && opens_mid_sentence(s))
             {
@@ -352,6 +365,11 @@ fn pick_from(
             if let Some(j) = opener {
                 context.extend(held[i][j].iter().filter(|t| !under.contains(t)));
             }
+            for j in lead.clone().into_iter().flatten() {
+                context.extend(held[i][j].iter().filter(|t| !under.contains(t)));
+            }
+            context.sort();
+            context.dedup();
             let terms: f32 = matched
                 .iter()
                 .chain(context.into_iter().filter(|t| !matched.contains(t)))
@@ -363,6 +381,13 @@ fn pick_from(
                 + MENTION_WEIGHT * mentioned as f32
                 + if quantity { QUANTITY_BONUS } else { 0.0 }
                 + weight;
+            if std::env::var("DQ_DEBUG_PICK").is_ok() {
+                eprintln!(
+                    "PICK {score:.3} src={source} k={k} terms={terms:.2} m={mentioned} q={quantity} w={weight:.2} lead={lead:?} ctx={:?} | {}",
+                    &matched,
+                    &s[..s.len().min(90)]
+                );
+            }
             all.push((
                 Picked {
                     source: *source,
@@ -443,6 +468,12 @@ fn pick_from(
         // or not): its date says which event it is.
         if let Some(j) = openers[pos].get(k).copied().flatten() {
             place(&mut out, j, 0);
+        } else if let Some(r) = leads[pos].get(k).cloned().flatten() {
+            // An item is quoted after the lead-in of its list: "For
+            // cooling requests: 9 minutes per °C" says nothing of when.
+            for j in r.rev() {
+                place(&mut out, j, 0);
+            }
         }
     }
     out
@@ -863,6 +894,38 @@ mod tests {
     /// question's "2025-10" through its entry and outscores a manual's
     /// service instructions holding more of the other words; the opening
     /// is quoted before it. A sentence of another entry gains nothing.
+    #[test]
+    fn a_list_item_stands_under_its_lead_in() {
+        let f = focus(&[
+            "suppression",
+            "setpoint",
+            "change",
+            "cooling",
+            "requests",
+            "time",
+        ]);
+        let sequence = "Timers are reset daily. The time delay after a change in setpoint shall be as follows:\n\
+                        For zone temperature alarms: 10 minutes per °F but no longer than 120 minutes.\n\
+                        For zone temperature cooling requests: 5 minutes per °F but no longer than 30 minutes.";
+        let requests = "If the zone temperature exceeds the cooling setpoint by 5 °F after the suppression period due to setpoint change, send 3 requests.";
+        let texts = [(0, requests, 0.7), (1, sequence, 1.0)];
+        let p = pick_in(Focus::plain(&f), &[], &texts, &[], &[], 1);
+        let quoted: Vec<&str> = p.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            quoted,
+            [
+                "The time delay after a change in setpoint shall be as follows:",
+                "For zone temperature cooling requests: 5 minutes per °F but no longer than 30 minutes.",
+            ]
+        );
+        // Without its lead-in the item holds less than the other text's
+        // sentence.
+        let bare = sequence.lines().skip(1).collect::<Vec<_>>().join("\n");
+        let texts = [(0, requests, 0.7), (1, bare.as_str(), 1.0)];
+        let p = pick_in(Focus::plain(&f), &[], &texts, &[], &[], 1);
+        assert_eq!(p[0].text, requests);
+    }
+
     #[test]
     fn a_record_sentence_stands_under_its_dated_opening() {
         let f = focus(&["boiler", "service", "2025-10", "ph", "condensate", "drain"]);

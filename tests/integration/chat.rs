@@ -277,6 +277,30 @@ async fn the_boilers_are_answered_from_their_passage_not_the_chillers() {
 }
 
 #[tokio::test]
+async fn confidence_is_measured_on_the_passage_with_its_heading() {
+    // The log entry's sentences alone ("Flame rod carbon-fouled, flame
+    // signal 1.2 µA.") are far from the question in the model's space, and
+    // so is the whole 2025 chunk; the passage as quoted, under its heading,
+    // is close enough to answer.
+    let v = chat(
+        "boiler 2 tripped out during morning warm-up in january 2025 - what was the root cause",
+    )
+    .await;
+    assert_answer(
+        &v,
+        &[],
+        &["Flame rod carbon-fouled"],
+        &["golden/corpus/northfield_service_log.md"],
+    );
+    let measured = &v["trace"]["answerability"];
+    assert!(
+        measured["confidence"].as_f64().unwrap() >= 0.5,
+        "{measured}"
+    );
+    assert!(measured["best"].as_f64().unwrap() < 0.5, "{measured}");
+}
+
+#[tokio::test]
 async fn an_everyday_word_is_held_by_the_sequence_s_word_for_it() {
     // "Shortest" is the manual's "minimum", "lowest" and "highest" the
     // sequence's "minimum" and "maximum": the sentences that say so answer.

@@ -257,30 +257,35 @@ fn documents_missing(
     seen.dedup();
     let ingested: Vec<std::collections::HashSet<u32>> = seen.into_iter().map(path_terms).collect();
     let quoted: Vec<std::collections::HashSet<u32>> = paths.iter().map(|p| path_terms(p)).collect();
-    // A term's forms: itself, and the other form of an abbreviation it is
-    // a word of ("guideline" of "guideline 36" is "g36").
-    let forms = |t: &String| -> Vec<Vec<u32>> {
-        let mut out = vec![crate::vector::lexical::query(t).indices];
-        out.extend(
-            q.equivalents
-                .iter()
-                .filter(|e| e.terms.contains(t))
-                .map(|e| crate::vector::lexical::query(&e.form.join(" ")).indices),
-        );
-        out.retain(|f| !f.is_empty());
-        out
-    };
-    let names = |forms: &[Vec<u32>], path: &std::collections::HashSet<u32>| {
-        forms.iter().any(|f| f.iter().all(|i| path.contains(i)))
-    };
     candidates
         .iter()
         .filter(|t| {
-            let f = forms(t);
-            ingested.iter().any(|p| names(&f, p)) && !quoted.iter().any(|p| names(&f, p))
+            let f = term_forms(q, t);
+            ingested.iter().any(|p| holds_form(&f, p)) && !quoted.iter().any(|p| holds_form(&f, p))
         })
         .map(|t| (*t).clone())
         .collect()
+}
+
+/// A term's forms as the lexical index reads words: itself, and the other
+/// form of an abbreviation it is a word of ("guideline" of "guideline 36"
+/// is "g36").
+fn term_forms(q: &Question, t: &String) -> Vec<Vec<u32>> {
+    let mut out = vec![crate::vector::lexical::query(t).indices];
+    out.extend(
+        q.equivalents
+            .iter()
+            .filter(|e| e.terms.contains(t))
+            .map(|e| crate::vector::lexical::query(&e.form.join(" ")).indices),
+    );
+    out.retain(|f| !f.is_empty());
+    out
+}
+
+/// Whether a set of lexical terms (a path's, a text's) holds one of a
+/// term's forms ([`term_forms`]) whole.
+fn holds_form(forms: &[Vec<u32>], terms: &std::collections::HashSet<u32>) -> bool {
+    forms.iter().any(|f| f.iter().all(|i| terms.contains(i)))
 }
 
 /// The picked sentences with the sentences beside them in their chunks
@@ -401,32 +406,61 @@ pub async fn answer(
         return Ok((Draft::Abstain(refusal::Reason::OtherEquipment(asked)), None));
     }
     let picked = picks(cfg, q, found.hits, found.selected, &off);
-    let sims = match (docs, found.vector) {
-        (Some(docs), Some(v)) if !found.hits.is_empty() => {
-            let texts = picked.iter().map(|p| p.text.clone()).collect();
-            let vectors = docs.embed(texts).await?;
-            vectors.iter().map(|p| crate::embed::cosine(v, p)).collect()
+    let mut used: Vec<usize> = Vec::new();
+    for p in &picked {
+        if !used.contains(&p.source) {
+            used.push(p.source);
         }
-        _ => Vec::new(),
-    };
-    let mut used: Vec<usize> = picked.iter().map(|p| p.source).collect();
-    used.dedup();
+    }
     // A passage is its sentences with the heading they stand under.
     let headings: Vec<&str> = used
         .iter()
         .map(|i| own_heading(&top[*i].hit.payload.section_title))
         .collect();
+    // What each used chunk's passage says, whole: its heading, then the
+    // sentences quoted from it ("Freeze Protection: … If the supply air
+    // temperature drops below 3.3 °C (38 °F) for 15 minutes …").
+    let passages: Vec<String> = used
+        .iter()
+        .zip(&headings)
+        .map(|(i, h)| {
+            let quoted: Vec<&str> = picked
+                .iter()
+                .filter(|p| p.source == *i)
+                .map(|p| p.text.as_str())
+                .collect();
+            format!("{}: {}", crate::text::camel_spaced(h), quoted.join(" "))
+        })
+        .collect();
+    // The similarity of each quoted sentence, then of each whole passage.
+    let sims: Vec<f32> = match (docs, found.vector) {
+        (Some(docs), Some(v)) if !found.hits.is_empty() => {
+            let texts = picked
+                .iter()
+                .map(|p| p.text.clone())
+                .chain(passages.iter().cloned())
+                .collect();
+            let vectors = docs.embed(texts).await?;
+            vectors.iter().map(|p| crate::embed::cosine(v, p)).collect()
+        }
+        _ => Vec::new(),
+    };
+    let (sentence_sims, passage_sims) = sims.split_at(sims.len().min(picked.len()));
     // Confidence is 1 − mean cosine distance of what the answer uses: per
-    // chunk used, the closer of the chunk and the passage quoted from it
-    // (a 256-token chunk dilutes the one sentence that answers).
+    // chunk used, the closest of the chunk, the passage quoted from it
+    // with its heading, and a sentence of it (a 256-token chunk dilutes
+    // the one sentence that answers; a sentence alone may lack what its
+    // heading says it is about).
     let confidence = used
         .iter()
-        .map(|i| {
+        .enumerate()
+        .map(|(u, i)| {
             let passage = picked
                 .iter()
-                .zip(&sims)
+                .zip(sentence_sims)
                 .filter(|(p, _)| p.source == *i)
                 .map(|(_, s)| *s)
+                .chain(passage_sims.get(u).copied())
                 .fold(f32::MIN, f32::max);
             top[*i].hit.score.max(passage)
         })
