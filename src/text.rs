@@ -692,24 +692,48 @@ impl Cues {
     }
 }
 
+/// Whether two sentences speak of the same thing: they share a word of
+/// content (four letters or more, the same stem; not a function word nor
+/// one every sentence of a sequence may use: "shall", "follows", "each").
+fn same_subject(a: &str, b: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "shall", "will", "must", "should", "would", "could", "follow", "each", "every", "also",
+        "then", "than", "there", "these", "those", "have", "been", "into", "when", "where",
+        "which", "what", "with", "from", "that", "this", "they", "them", "their", "only", "more",
+        "less", "above", "below", "unless", "other", "same", "such",
+    ];
+    let content = |s: &str| -> Vec<String> {
+        words(s)
+            .into_iter()
+            .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4)
+            .map(|w| stem(&w))
+            .filter(|w| !COMMON.contains(&w.as_str()))
+            .collect()
+    };
+    let b = content(b);
+    content(a).iter().any(|w| b.contains(w))
+}
+
 /// Most lines a lead-in ("The default time delay period shall be as
 /// follows:") stands over: the items of its list.
 const LEAD_IN_LINES: usize = 8;
 
 /// [`quotable`]'s sentences (as [`quotable_records`] gives them, by index),
 /// each with the lead-in of the list it is an item of: the sentence that
-/// ends its line with a colon ("The default time delay period shall be as
-/// follows:", "Suppress zone temperature alarms as follows:"). An item
-/// stands under its lead-in as a step stands under its heading: "While
-/// zone group is in warm-up or cooldown modes." answers a question about
-/// suppressing zone alarms only with it. A lead-in stands over the lines
-/// after it, at most [`LEAD_IN_LINES`], up to the next line that ends with
-/// a colon or a table (whose rows carry their caption). The sentences
-/// before the colon on its line are not counted: they often say what the
-/// whole section is about ("Each box has a cooling maximum airflow …"),
-/// not the list. `None` for a sentence of the lead-in's own line and for
-/// one no lead-in stands over. A range, by index, of the lead-in's
-/// sentences.
+/// ends its line with a colon ("Suppress zone temperature alarms as
+/// follows:"), with the sentence before it on that line when the two speak
+/// of the same thing ([`same_subject`]: "Calculate a time-delay period
+/// after any change in setpoint … The default time delay period shall be
+/// as follows:"). An item stands under its lead-in as a step stands under
+/// its heading: "For thermal zone temperature cooling requests: 9 minutes
+/// per °C …" answers a question about the suppression after a setpoint
+/// change only with it. A sentence before that speaks of something else
+/// ("Each box has a cooling maximum airflow … The project rules used by
+/// the test and balance contractor are:") says what the section is about,
+/// not the list, and is left out. A lead-in stands over the lines after
+/// it, at most [`LEAD_IN_LINES`], up to the next line that ends with a
+/// colon or a table (whose rows carry their caption). `None` for a
+/// sentence of the lead-in's own line and for one no lead-in stands over.
 pub fn lead_ins(text: &str) -> Vec<Option<std::ops::Range<usize>>> {
     let lines = quotable_lines(text);
     // The sentences of each line, by index, in order.
@@ -732,7 +756,16 @@ pub fn lead_ins(text: &str) -> Vec<Option<std::ops::Range<usize>>> {
         }
         let last = span.end - 1;
         if lines[last].1.trim_end().ends_with(':') {
-            lead = Some((last..last + 1, LEAD_IN_LINES));
+            // "Calculate a time-delay period after any change in setpoint …
+            // The default time delay period shall be as follows:": the
+            // sentence before goes with the lead-in when both speak of the
+            // same thing.
+            let first = if last > span.start && same_subject(&lines[last - 1].1, &lines[last].1) {
+                last - 1
+            } else {
+                last
+            };
+            lead = Some((first..last + 1, LEAD_IN_LINES));
             continue;
         }
         if let Some((range, left)) = &mut lead {
@@ -752,9 +785,10 @@ pub fn lead_ins(text: &str) -> Vec<Option<std::ops::Range<usize>>> {
 #[cfg(test)]
 pub(crate) mod tests {
 
-    /// The items of a list stand under the sentence that leads into it;
-    /// the lead-in's line, the lines before it and those of the next
-    /// lead-in's list do not.
+    /// The items of a list stand under the sentence that leads into it
+    /// (with the one before it when both speak of the same thing); the
+    /// lead-in's line, the lines before it and those of the next lead-in's
+    /// list do not.
     #[test]
     fn list_items_stand_under_their_lead_in() {
         let text = "Timers are reset daily.\n\
@@ -770,13 +804,18 @@ pub(crate) mod tests {
                 None,
                 None,
                 None,
-                Some(2..3),
-                Some(2..3),
-                Some(2..3),
+                Some(1..3),
+                Some(1..3),
+                Some(1..3),
                 None,
                 Some(6..7)
             ]
         );
+        // The sentence before the colon goes with it only when both speak
+        // of the same thing ("delay" above; nothing here).
+        let text = "Each box has a cooling maximum airflow. The project rules are:\n\
+                    Vmin is 30 % of the maximum.";
+        assert_eq!(super::lead_ins(text), [None, None, Some(1..2)]);
         let many: String = std::iter::once("Items as follows:".to_owned())
             .chain((0..10).map(|i| format!("Item {i}.")))
             .collect::<Vec<_>>()

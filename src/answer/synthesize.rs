@@ -26,6 +26,15 @@ pub(crate) fn term_matches(term: &str, word: &str) -> bool {
     if same_word(term, word) {
         return true;
     }
+    // A compound holds its first word only as [`matched_terms`] reads its
+    // parts: "hot-water" does not hold "hot" by prefix.
+    if let Some((first, rest)) = word.split_once('-')
+        && first.chars().all(char::is_alphabetic)
+        && rest.chars().any(char::is_alphabetic)
+        && first.to_lowercase().starts_with(term)
+    {
+        return false;
+    }
     let w = stem(word);
     let numeric = w.chars().all(|c| c.is_ascii_digit());
     if numeric {
@@ -109,20 +118,37 @@ impl<'a> Focus<'a> {
     }
 }
 
+/// The particles that end a phrasal compound ("warm-up", "cool-down",
+/// "shut-off"): its first word is what the compound is.
+const PARTICLES: &[&str] = &["up", "down", "off", "out", "in", "on", "over", "back"];
+
 /// Focus terms a text holds, written as asked or in an equivalent form
 /// ("supply air temperature" holds the question's "SAT"), in focus order.
 pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
     let mut ws = words(without_list_number(text));
-    // "high-limit" holds "high" and "limit" too; the number of a name
-    // ("HWP-1", "AHU-2") is not a number the sentence states: "stage 1"
-    // is not held by "the lead hot-water pump HWP-1".
+    // "high-limit" holds "limit", and "high" when the question says the
+    // limit too: a compound's first words modify the last ("a zone running
+    // hot" is not held by "the hot-water plant"), unless the next is a
+    // particle ("warm-up", "cool-down": the first word is what it is). The
+    // number of a name ("HWP-1", "AHU-2") is not a number the sentence
+    // states: "stage 1" is not held by "the lead hot-water pump HWP-1".
+    let asked = |part: &str| focus.terms.iter().any(|t| term_matches(t, part));
     let parts: Vec<String> = ws
         .iter()
         .filter(|w| w.contains('-'))
         .flat_map(|w| {
             let named = w.chars().any(|c| c.is_alphabetic());
-            w.split('-')
-                .filter(|p| !p.is_empty())
+            let split: Vec<&str> = w.split('-').filter(|p| !p.is_empty()).collect();
+            split
+                .iter()
+                .enumerate()
+                .filter(|(i, p)| {
+                    let next = split.get(i + 1);
+                    next.is_none_or(|n| {
+                        PARTICLES.contains(n) || n.chars().all(|c| c.is_ascii_digit()) || asked(n)
+                    }) || p.chars().all(|c| c.is_ascii_digit())
+                })
+                .map(|(_, p)| *p)
                 .filter(|p| !(named && p.chars().all(|c| c.is_ascii_digit())))
                 .map(str::to_owned)
                 .collect::<Vec<_>>()
@@ -678,6 +704,28 @@ mod tests {
     /// The plural of a short word the stemmer leaves whole is held by the
     /// word: "ahus" by "AHU-1", "fans" by "fan"; not every word ending in
     /// the same letters is one ("ahus" is not "ahead").
+    #[test]
+    fn a_compound_s_first_word_is_held_only_with_the_rest() {
+        let f = focus(&["zone", "hot", "warm", "high", "limit"]);
+        assert_eq!(
+            matched_terms(Focus::plain(&f), "the hot-water plant"),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            matched_terms(Focus::plain(&f), "during warm-up the zone"),
+            ["zone", "warm"]
+        );
+        assert_eq!(
+            matched_terms(Focus::plain(&f), "the high-limit is 75"),
+            ["high", "limit"]
+        );
+        let f = focus(&["water"]);
+        assert_eq!(
+            matched_terms(Focus::plain(&f), "hot-water plant"),
+            ["water"]
+        );
+    }
+
     #[test]
     fn a_short_plural_is_held_by_its_singular() {
         let f = focus(&["ahus", "fans"]);
