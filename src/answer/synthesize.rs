@@ -407,13 +407,6 @@ fn pick_from(
                 + MENTION_WEIGHT * mentioned as f32
                 + if quantity { QUANTITY_BONUS } else { 0.0 }
                 + weight;
-            if std::env::var("DQ_DEBUG_PICK").is_ok() {
-                eprintln!(
-                    "PICK {score:.3} src={source} k={k} terms={terms:.2} m={mentioned} q={quantity} w={weight:.2} lead={lead:?} ctx={:?} | {}",
-                    &matched,
-                    &s[..s.len().min(90)]
-                );
-            }
             all.push((
                 Picked {
                     source: *source,
@@ -701,9 +694,10 @@ mod tests {
         assert_eq!(matched_terms(Focus::plain(&f), "rows 1-4"), ["1"]);
     }
 
-    /// The plural of a short word the stemmer leaves whole is held by the
-    /// word: "ahus" by "AHU-1", "fans" by "fan"; not every word ending in
-    /// the same letters is one ("ahus" is not "ahead").
+    /// A compound's first word is held only with the word after it, a
+    /// particle or a name's number: "the hot-water plant" holds no "hot",
+    /// "warm-up" holds "warm", "high-limit" holds "high" when "limit" is
+    /// asked too.
     #[test]
     fn a_compound_s_first_word_is_held_only_with_the_rest() {
         let f = focus(&["zone", "hot", "warm", "high", "limit"]);
@@ -726,6 +720,9 @@ mod tests {
         );
     }
 
+    /// The plural of a short word the stemmer leaves whole is held by the
+    /// word: "ahus" by "AHU-1", "fans" by "fan"; not every word ending in
+    /// the same letters is one ("ahus" is not "ahead").
     #[test]
     fn a_short_plural_is_held_by_its_singular() {
         let f = focus(&["ahus", "fans"]);
@@ -937,11 +934,8 @@ mod tests {
         );
     }
 
-    /// A log entry's later sentence stands under the entry's dated
-    /// opening: "drain pH 6.8" of the October 2025 service holds the
-    /// question's "2025-10" through its entry and outscores a manual's
-    /// service instructions holding more of the other words; the opening
-    /// is quoted before it. A sentence of another entry gains nothing.
+    /// An item of a list stands under its lead-in: the lead-in's words
+    /// count for it, and it is quoted after the lead-in.
     #[test]
     fn a_list_item_stands_under_its_lead_in() {
         let f = focus(&[
@@ -974,6 +968,11 @@ mod tests {
         assert_eq!(p[0].text, requests);
     }
 
+    /// A log entry's later sentence stands under the entry's dated
+    /// opening: "drain pH 6.8" of the October 2025 service holds the
+    /// question's "2025-10" through its entry and outscores a manual's
+    /// service instructions holding more of the other words; the opening
+    /// is quoted before it. A sentence of another entry gains nothing.
     #[test]
     fn a_record_sentence_stands_under_its_dated_opening() {
         let f = focus(&["boiler", "service", "2025-10", "ph", "condensate", "drain"]);
