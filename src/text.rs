@@ -289,17 +289,32 @@ fn quotable_lines(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// [`quotable`]'s sentences, each with the one that opens its dated
+/// [`quotable`]'s sentences, each with the opening of its dated record
+/// ([`records_of`]) and the lead-in of its list ([`lead_ins_of`]), the
+/// text's lines read once.
+pub fn quotable_in_context(
+    text: &str,
+) -> Vec<(String, Option<usize>, Option<std::ops::Range<usize>>)> {
+    let lines = quotable_lines(text);
+    let leads = lead_ins_of(text, &lines);
+    records_of(lines)
+        .into_iter()
+        .zip(leads)
+        .map(|((sentence, opening), lead)| (sentence, opening, lead))
+        .collect()
+}
+
+/// A text's [`quotable_lines`], each sentence with the one that opens its dated
 /// record, by index: a log entry is one paragraph opened by its date
 /// ("2025-10-14 — B-1 and B-2: annual service. … Condensate neutralizer
 /// media replaced, drain pH 6.8."), and every later sentence of it stands
 /// under that opening as a step stands under its heading. `None` for an
 /// opening itself and for a sentence of a paragraph no date opens.
-pub fn quotable_records(text: &str) -> Vec<(String, Option<usize>)> {
+fn records_of(lines: Vec<(usize, String)>) -> Vec<(String, Option<usize>)> {
     // The line being read: its number, the index of its first sentence,
     // and whether that sentence opens with a date.
     let mut line: Option<(usize, usize, bool)> = None;
-    quotable_lines(text)
+    lines
         .into_iter()
         .enumerate()
         .map(|(k, (n, sentence))| {
@@ -697,17 +712,16 @@ impl Cues {
 /// one every sentence of a sequence may use: "shall", "follows", "each").
 fn same_subject(a: &str, b: &str) -> bool {
     const COMMON: &[&str] = &[
-        "shall", "will", "must", "should", "would", "could", "follow", "each", "every", "also",
-        "then", "than", "there", "these", "those", "have", "been", "into", "when", "where",
-        "which", "what", "with", "from", "that", "this", "they", "them", "their", "only", "more",
-        "less", "above", "below", "unless", "other", "same", "such",
+        "shall", "will", "must", "should", "would", "could", "follow", "follows", "each", "every",
+        "also", "then", "there", "these", "those", "have", "been", "into", "they", "them", "their",
+        "only", "more", "less", "above", "below", "unless", "other", "same", "such",
     ];
     let content = |s: &str| -> Vec<String> {
         words(s)
             .into_iter()
             .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4)
+            .filter(|w| !crate::ground::is_stop_word(w) && !COMMON.contains(&w.as_str()))
             .map(|w| stem(&w))
-            .filter(|w| !COMMON.contains(&w.as_str()))
             .collect()
     };
     let b = content(b);
@@ -718,7 +732,7 @@ fn same_subject(a: &str, b: &str) -> bool {
 /// follows:") stands over: the items of its list.
 const LEAD_IN_LINES: usize = 8;
 
-/// [`quotable`]'s sentences (as [`quotable_records`] gives them, by index),
+/// [`quotable`]'s sentences (as [`records_of`] gives them, by index),
 /// each with the lead-in of the list it is an item of: the sentence that
 /// ends its line with a colon ("Suppress zone temperature alarms as
 /// follows:"), with the sentence before it on that line when the two speak
@@ -734,8 +748,7 @@ const LEAD_IN_LINES: usize = 8;
 /// it, at most [`LEAD_IN_LINES`], up to the next line that ends with a
 /// colon or a table (whose rows carry their caption). `None` for a
 /// sentence of the lead-in's own line and for one no lead-in stands over.
-pub fn lead_ins(text: &str) -> Vec<Option<std::ops::Range<usize>>> {
-    let lines = quotable_lines(text);
+fn lead_ins_of(text: &str, lines: &[(usize, String)]) -> Vec<Option<std::ops::Range<usize>>> {
     // The sentences of each line, by index, in order.
     let mut spans: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
     for (k, (n, _)) in lines.iter().enumerate() {
@@ -791,13 +804,19 @@ pub(crate) mod tests {
     /// list do not.
     #[test]
     fn list_items_stand_under_their_lead_in() {
+        let lead_ins = |text: &str| -> Vec<Option<std::ops::Range<usize>>> {
+            super::quotable_in_context(text)
+                .into_iter()
+                .map(|(_, _, l)| l)
+                .collect()
+        };
         let text = "Timers are reset daily.\n\
                     Calculate a delay after any change in setpoint. The default delay shall be as follows:\n\
                     For alarms: 10 minutes per °F.\n\
                     For cooling requests: 5 minutes per °F. No longer than 30 minutes.\n\
                     Suppress alarms as follows:\n\
                     During warm-up.";
-        let leads = super::lead_ins(text);
+        let leads = lead_ins(text);
         assert_eq!(
             leads,
             [
@@ -815,12 +834,12 @@ pub(crate) mod tests {
         // of the same thing ("delay" above; nothing here).
         let text = "Each box has a cooling maximum airflow. The project rules are:\n\
                     Vmin is 30 % of the maximum.";
-        assert_eq!(super::lead_ins(text), [None, None, Some(1..2)]);
+        assert_eq!(lead_ins(text), [None, None, Some(1..2)]);
         let many: String = std::iter::once("Items as follows:".to_owned())
             .chain((0..10).map(|i| format!("Item {i}.")))
             .collect::<Vec<_>>()
             .join("\n");
-        let leads = super::lead_ins(&many);
+        let leads = lead_ins(&many);
         assert_eq!(leads[super::LEAD_IN_LINES], Some(0..1));
         assert_eq!(leads[super::LEAD_IN_LINES + 1], None);
     }
@@ -834,9 +853,9 @@ pub(crate) mod tests {
                     Boilers are serviced yearly. Drain pH above 6.0.\n\
                     2026-01: VAV-1-07 valve replaced.\n\
                     | Date | Work |\n| --- | --- |\n| 2025-05-06 | Tubes brushed |";
-        let openings: Vec<Option<usize>> = super::quotable_records(text)
+        let openings: Vec<Option<usize>> = super::quotable_in_context(text)
             .into_iter()
-            .map(|(_, o)| o)
+            .map(|(_, o, _)| o)
             .collect();
         assert_eq!(openings, [None, Some(0), Some(0), None, None, None, None]);
         assert!(super::opens_with_date("2025-10-14 — B-1"));

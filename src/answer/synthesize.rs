@@ -4,7 +4,7 @@
 //! hold.
 
 use crate::text::{
-    camel_spaced, lead_ins, opens_with_date, quotable_records, squash, states_quantity, stem, words,
+    camel_spaced, opens_with_date, quotable_in_context, squash, states_quantity, stem, words,
 };
 
 /// A sentence picked from a text, with what it matched.
@@ -315,14 +315,22 @@ fn pick_from(
         .filter(|l| l.len() > 2)
         .collect();
     let mut all: Vec<(Picked, usize)> = Vec::new();
-    // Each text's sentences, and for each the dated opening of its record.
-    let (by_source, openers): (Vec<Vec<String>>, Vec<Vec<Option<usize>>>) = texts
-        .iter()
-        .map(|(_, t, _)| quotable_records(t).into_iter().unzip())
-        .unzip();
-    // Each text's sentences, and for each the lead-in of its list.
-    let leads: Vec<Vec<Option<std::ops::Range<usize>>>> =
-        texts.iter().map(|(_, t, _)| lead_ins(t)).collect();
+    // Each text's sentences, and for each the dated opening of its record
+    // and the lead-in of its list.
+    let mut by_source: Vec<Vec<String>> = Vec::new();
+    let mut openers: Vec<Vec<Option<usize>>> = Vec::new();
+    let mut leads: Vec<Vec<Option<std::ops::Range<usize>>>> = Vec::new();
+    for (_, t, _) in texts {
+        let (mut sentences, mut opening, mut lead) = (Vec::new(), Vec::new(), Vec::new());
+        for (s, o, l) in quotable_in_context(t) {
+            sentences.push(s);
+            opening.push(o);
+            lead.push(l);
+        }
+        by_source.push(sentences);
+        openers.push(opening);
+        leads.push(lead);
+    }
     let held: Vec<Vec<Vec<String>>> = by_source
         .iter()
         .map(|list| list.iter().map(|s| matched_terms(focus, s)).collect())

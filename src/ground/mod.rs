@@ -52,6 +52,7 @@ mod infer;
 mod lexicon;
 mod matcher;
 mod text;
+pub(crate) use text::is_stop_word;
 
 use crate::ontology::Ontology;
 use crate::store::{GraphStore, StoreResult};

@@ -257,35 +257,30 @@ fn documents_missing(
     seen.dedup();
     let ingested: Vec<std::collections::HashSet<u32>> = seen.into_iter().map(path_terms).collect();
     let quoted: Vec<std::collections::HashSet<u32>> = paths.iter().map(|p| path_terms(p)).collect();
+    // A term's forms: itself, and the other form of an abbreviation it is
+    // a word of ("guideline" of "guideline 36" is "g36").
+    let forms = |t: &String| -> Vec<Vec<u32>> {
+        let mut out = vec![crate::vector::lexical::query(t).indices];
+        out.extend(
+            q.equivalents
+                .iter()
+                .filter(|e| e.terms.contains(t))
+                .map(|e| crate::vector::lexical::query(&e.form.join(" ")).indices),
+        );
+        out.retain(|f| !f.is_empty());
+        out
+    };
+    let names = |forms: &[Vec<u32>], path: &std::collections::HashSet<u32>| {
+        forms.iter().any(|f| f.iter().all(|i| path.contains(i)))
+    };
     candidates
         .iter()
         .filter(|t| {
-            let f = term_forms(q, t);
-            ingested.iter().any(|p| holds_form(&f, p)) && !quoted.iter().any(|p| holds_form(&f, p))
+            let f = forms(t);
+            ingested.iter().any(|p| names(&f, p)) && !quoted.iter().any(|p| names(&f, p))
         })
         .map(|t| (*t).clone())
         .collect()
-}
-
-/// A term's forms as the lexical index reads words: itself, and the other
-/// form of an abbreviation it is a word of ("guideline" of "guideline 36"
-/// is "g36").
-fn term_forms(q: &Question, t: &String) -> Vec<Vec<u32>> {
-    let mut out = vec![crate::vector::lexical::query(t).indices];
-    out.extend(
-        q.equivalents
-            .iter()
-            .filter(|e| e.terms.contains(t))
-            .map(|e| crate::vector::lexical::query(&e.form.join(" ")).indices),
-    );
-    out.retain(|f| !f.is_empty());
-    out
-}
-
-/// Whether a set of lexical terms (a path's, a text's) holds one of a
-/// term's forms ([`term_forms`]) whole.
-fn holds_form(forms: &[Vec<u32>], terms: &std::collections::HashSet<u32>) -> bool {
-    forms.iter().any(|f| f.iter().all(|i| terms.contains(i)))
 }
 
 /// The picked sentences with the sentences beside them in their chunks
@@ -417,28 +412,24 @@ pub async fn answer(
         .iter()
         .map(|i| own_heading(&top[*i].hit.payload.section_title))
         .collect();
-    // What each used chunk's passage says, whole: its heading, then the
-    // sentences quoted from it ("Freeze Protection: … If the supply air
-    // temperature drops below 3.3 °C (38 °F) for 15 minutes …").
-    let passages: Vec<String> = used
-        .iter()
-        .zip(&headings)
-        .map(|(i, h)| {
-            let quoted: Vec<&str> = picked
-                .iter()
-                .filter(|p| p.source == *i)
-                .map(|p| p.text.as_str())
-                .collect();
-            format!("{}: {}", crate::text::camel_spaced(h), quoted.join(" "))
-        })
-        .collect();
-    // The similarity of each quoted sentence, then of each whole passage.
+    // The similarity of each quoted sentence, then of each used chunk's
+    // passage whole: its heading, then the sentences quoted from it
+    // ("Freeze Protection: … If the supply air temperature drops below
+    // 3.3 °C (38 °F) for 15 minutes …").
     let sims: Vec<f32> = match (docs, found.vector) {
         (Some(docs), Some(v)) if !found.hits.is_empty() => {
+            let passages = used.iter().zip(&headings).map(|(i, h)| {
+                let quoted: Vec<&str> = picked
+                    .iter()
+                    .filter(|p| p.source == *i)
+                    .map(|p| p.text.as_str())
+                    .collect();
+                format!("{}: {}", crate::text::camel_spaced(h), quoted.join(" "))
+            });
             let texts = picked
                 .iter()
                 .map(|p| p.text.clone())
-                .chain(passages.iter().cloned())
+                .chain(passages)
                 .collect();
             let vectors = docs.embed(texts).await?;
             vectors.iter().map(|p| crate::embed::cosine(v, p)).collect()
