@@ -318,6 +318,72 @@ fn with_neighbours<'t>(
     out
 }
 
+/// Most sentences of one dated record an answer quotes.
+const RECORD_SENTENCES: usize = 8;
+
+/// The picked sentences with each dated record they belong to quoted
+/// whole (`text` gives a chunk's text by its index): a service-log entry
+/// ("2025-05-07 — CH-2: annual service. … Evaporator flow switch replaced
+/// … (DL)") is one event — what was found, what was done, who did it — and
+/// a quote of two of its sentences leaves out the rest of what the asker
+/// reads it for. The record's sentences take the place of its first
+/// picked one, in the record's order, at most [`RECORD_SENTENCES`];
+/// sentences of no record stay as picked.
+fn whole_records<'t>(
+    focus: synthesize::Focus<'_>,
+    picked: &[Picked],
+    text: impl Fn(usize) -> &'t str,
+) -> Vec<Picked> {
+    let mut read: std::collections::HashMap<usize, Vec<(String, Option<usize>)>> =
+        Default::default();
+    let mut out: Vec<Picked> = Vec::new();
+    for p in picked {
+        if out.iter().any(|o| o.source == p.source && o.text == p.text) {
+            continue;
+        }
+        let list = read.entry(p.source).or_insert_with(|| {
+            crate::text::quotable_in_context(text(p.source))
+                .into_iter()
+                .map(|(s, opening, _)| (s, opening))
+                .collect()
+        });
+        let Some(k) = list.iter().position(|(s, _)| *s == p.text) else {
+            out.push(p.clone());
+            continue;
+        };
+        // The record's opening: the sentence's own, or itself when later
+        // sentences stand under it.
+        let opening = list[k]
+            .1
+            .or_else(|| list.iter().any(|(_, o)| *o == Some(k)).then_some(k));
+        let Some(r) = opening else {
+            out.push(p.clone());
+            continue;
+        };
+        let members = std::iter::once(r)
+            .chain((r + 1..list.len()).filter(|m| list[*m].1 == Some(r)))
+            .take(RECORD_SENTENCES);
+        for m in members {
+            let s = &list[m].0;
+            if out.iter().any(|o| o.source == p.source && o.text == *s) {
+                continue;
+            }
+            out.push(
+                match picked.iter().find(|q| q.source == p.source && q.text == *s) {
+                    Some(q) => q.clone(),
+                    None => Picked {
+                        source: p.source,
+                        text: s.clone(),
+                        matched: synthesize::matched_terms(focus, s),
+                        score: 0.0,
+                    },
+                },
+            );
+        }
+    }
+    out
+}
+
 /// The question's own words for `terms` (stemmed focus terms), as it
 /// wrote them, with the number that follows one ("Guideline 36", "g36",
 /// "service log"): what an abstention names back to the asker. A term the
@@ -557,6 +623,8 @@ pub async fn answer(
     if let Some(reason) = refusal::of_documents(cfg, q, &measures) {
         return Ok((Draft::Abstain(reason), Some(measured)));
     }
+    // What is quoted: the measured sentences, each dated record whole.
+    let picked = whole_records(q.focus(), &picked, |i| &top[i].hit.payload.node_content);
     let Some(first_used) = used.first().map(|i| &top[*i]) else {
         return Ok((
             Draft::Abstain(refusal::Reason::NothingRetrieved),
@@ -612,9 +680,15 @@ pub async fn answer(
             item
         })
         .collect();
+    // Sentences quoted side by side from one chunk share one citation,
+    // after the last of them.
     let answer = picked
         .iter()
-        .map(|p| format!("{} (from {})", p.text, where_in(&top[p.source])))
+        .enumerate()
+        .map(|(n, p)| match picked.get(n + 1) {
+            Some(next) if next.source == p.source => p.text.clone(),
+            _ => format!("{} (from {})", p.text, where_in(&top[p.source])),
+        })
         .collect::<Vec<_>>()
         .join(" ");
     let draft = Draft::Answer(
@@ -723,5 +797,50 @@ mod tests {
             "Warm-up mode shall start before the occupied period.",
         )];
         assert_eq!(with_neighbours(focus, &elsewhere, |i| chunks[i]).len(), 1);
+    }
+
+    /// A sentence of a dated record brings its whole record, in the
+    /// record's order, in place of the first sentence picked from it; a
+    /// sentence of no record, or of another chunk, stays as picked.
+    #[test]
+    fn a_dated_record_is_quoted_whole() {
+        let terms: Vec<String> = ["ch-2", "part", "swap"].map(String::from).to_vec();
+        let focus = synthesize::Focus::plain(&terms);
+        let chunks = [
+            "2025-05-06 — CH-1: annual service. Condenser tubes brushed. (JK)\n\n\
+             2025-05-07 — CH-2: annual service. Condenser approach 2.9 °F before brushing. \
+             Evaporator flow switch replaced because it chattered. Refrigerant charge correct. (DL)\n\n\
+             Chillers are serviced every spring.",
+            "2025-06-01 — CH-2: oil sample taken. Acid number normal.",
+        ];
+        let quote = |source: usize, text: &str| Picked {
+            source,
+            text: text.to_owned(),
+            matched: synthesize::matched_terms(focus, text),
+            score: 1.0,
+        };
+        let picked = [
+            quote(0, "Evaporator flow switch replaced because it chattered."),
+            quote(0, "2025-05-07 — CH-2: annual service."),
+            quote(0, "Chillers are serviced every spring."),
+        ];
+        let texts: Vec<String> = whole_records(focus, &picked, |i| chunks[i])
+            .into_iter()
+            .map(|p| p.text)
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "2025-05-07 — CH-2: annual service.",
+                "Condenser approach 2.9 °F before brushing.",
+                "Evaporator flow switch replaced because it chattered.",
+                "Refrigerant charge correct. (DL)",
+                "Chillers are serviced every spring.",
+            ]
+        );
+        // The record's opening alone brings the record too; another
+        // chunk's record is read in that chunk.
+        let other = [quote(1, "2025-06-01 — CH-2: oil sample taken.")];
+        assert_eq!(whole_records(focus, &other, |i| chunks[i]).len(), 2);
     }
 }
