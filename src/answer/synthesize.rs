@@ -20,6 +20,19 @@ pub struct Picked {
     pub score: f32,
 }
 
+impl Picked {
+    /// A sentence of text `source` quoted beside the picked ones (it leans
+    /// on them or they on it), unscored, with the focus terms it holds.
+    pub fn beside(focus: Focus<'_>, source: usize, text: &str) -> Self {
+        Self {
+            source,
+            text: text.to_owned(),
+            matched: matched_terms(focus, text),
+            score: 0.0,
+        }
+    }
+}
+
 /// Whether a sentence word matches a focus term: same stem, or one is a
 /// prefix of the other ("temp"/"temperature", "max"/"maximum").
 pub(crate) fn term_matches(term: &str, word: &str) -> bool {
@@ -450,12 +463,7 @@ fn pick_from(
         && let Some(pos) = texts.iter().position(|(s, ..)| *s == source)
     {
         let list = &by_source[pos];
-        let quote = |text: &String| Picked {
-            source,
-            text: text.clone(),
-            matched: matched_terms(focus, text),
-            score: 0.0,
-        };
+        let quote = |text: &String| Picked::beside(focus, source, text);
         // A sentence of the list goes to `at`, moved there if it was
         // picked, quoted if not.
         let place = |out: &mut Vec<Picked>, j: usize, at: usize| {

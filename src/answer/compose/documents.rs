@@ -306,12 +306,7 @@ fn with_neighbours<'t>(
             if let Some(s) = list.get(n)
                 && !out.iter().any(|o| o.source == p.source && o.text == *s)
             {
-                out.push(Picked {
-                    source: p.source,
-                    text: s.clone(),
-                    matched: synthesize::matched_terms(focus, s),
-                    score: 0.0,
-                });
+                out.push(Picked::beside(focus, p.source, s));
             }
         }
     }
@@ -371,12 +366,7 @@ fn whole_records<'t>(
             out.push(
                 match picked.iter().find(|q| q.source == p.source && q.text == *s) {
                     Some(q) => q.clone(),
-                    None => Picked {
-                        source: p.source,
-                        text: s.clone(),
-                        matched: synthesize::matched_terms(focus, s),
-                        score: 0.0,
-                    },
+                    None => Picked::beside(focus, p.source, s),
                 },
             );
         }
@@ -749,16 +739,6 @@ mod tests {
         );
     }
 
-    /// A sentence of chunk `source` as the picker quotes it.
-    fn quoted(focus: synthesize::Focus<'_>, source: usize, text: &str) -> Picked {
-        Picked {
-            source,
-            text: text.to_owned(),
-            matched: synthesize::matched_terms(focus, text),
-            score: 1.0,
-        }
-    }
-
     /// A passage is measured with the sentences before and after each
     /// quoted one, in the quoted one's chunk, once each; a sentence not
     /// found in its chunk brings no neighbours.
@@ -775,7 +755,7 @@ mod tests {
              The figure shows the sequence.",
             "Cooldown mode ends at the occupied start time.",
         ];
-        let quote = |source: usize, text: &str| quoted(focus, source, text);
+        let quote = |source: usize, text: &str| Picked::beside(focus, source, text);
         let picked = [quote(0, "It starts no earlier than 3 hours before it.")];
         let measured = with_neighbours(focus, &picked, |i| chunks[i]);
         let texts: Vec<&str> = measured.iter().map(|p| p.text.as_str()).collect();
@@ -818,7 +798,7 @@ mod tests {
              Chillers are serviced every spring.",
             "2025-06-01 — CH-2: oil sample taken. Acid number normal.",
         ];
-        let quote = |source: usize, text: &str| quoted(focus, source, text);
+        let quote = |source: usize, text: &str| Picked::beside(focus, source, text);
         let picked = [
             quote(0, "Evaporator flow switch replaced because it chattered."),
             quote(0, "2025-05-07 — CH-2: annual service."),
