@@ -561,6 +561,16 @@ mod tests {
             false,
         );
         assert_eq!(f.focus, ["relief", "fan", "start", "straight", "away"]);
+        // So do the words that ask for a fault: the record that answers
+        // says what was found ("tubing cracked"), not that it was wrong.
+        let f = read_q(
+            &c,
+            "what was wrong with the boiler in june 2025, and what was the root cause of the problem?",
+            &g(vec![]),
+            false,
+            false,
+        );
+        assert_eq!(f.focus, ["boiler", "2025-06"]);
     }
 
     fn point(class: &str, span: crate::ground::Span) -> crate::ground::PointType {

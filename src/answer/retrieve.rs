@@ -46,6 +46,9 @@ pub struct Fused {
     /// How many of the question's words name the chunk's document (words of
     /// its path).
     pub named_document: usize,
+    /// Whether the chunk holds a dated record of a date the question names
+    /// ([`mark_dated_records`]).
+    pub dated: bool,
 }
 
 /// Reciprocal rank fusion of the dense and the lexical ranking: a chunk at
@@ -75,6 +78,7 @@ pub fn fuse(
             bm25: None,
             fused: 1.0 / (k + r as f32),
             named_document: 0,
+            dated: false,
         });
     }
     if w > 0.0 {
@@ -97,6 +101,7 @@ pub fn fuse(
                         bm25: Some(l.bm25),
                         fused: part,
                         named_document: 0,
+                        dated: false,
                     });
                 }
             }
@@ -224,6 +229,7 @@ pub fn rerank(
                  bm25,
                  fused,
                  named_document,
+                 dated,
              }| {
                 let p = &hit.payload;
                 let mut score = fused;
@@ -255,6 +261,10 @@ pub fn rerank(
                     } else {
                         format!("document ({words} words)")
                     });
+                }
+                if dated {
+                    score *= cfg.boost_document;
+                    boosts.push("dated record".to_owned());
                 }
                 Scored {
                     hit,
@@ -342,6 +352,30 @@ pub fn mark_named_documents(text: &str, hits: &mut [Fused]) -> usize {
             .intersection(&asked)
             .count();
         n += usize::from(f.named_document > 0);
+    }
+    n
+}
+
+/// Marks the chunks that hold a dated record ("2025-06-18 — VAV-2-14: …",
+/// a line that opens with an ISO date) of a date the question names ("in
+/// june 2025", "feb 25", "2025-06-18": [`crate::text::dated`]; a record of
+/// the day holds the month). A question that names a date asks what
+/// happened then, and the record of it is the passage that answers, ahead
+/// of a sequence about the same equipment. Returns how many are marked.
+pub fn mark_dated_records(text: &str, hits: &mut [Fused]) -> usize {
+    let dates: Vec<String> = crate::text::dated(&crate::text::words(text))
+        .into_iter()
+        .filter(|w| crate::text::opens_with_date(w))
+        .collect();
+    let mut n = 0;
+    for f in hits.iter_mut() {
+        f.dated = !dates.is_empty()
+            && f.hit.payload.node_content.lines().any(|line| {
+                let first = line.split_whitespace().next().unwrap_or_default();
+                crate::text::opens_with_date(line)
+                    && dates.iter().any(|d| first.starts_with(d.as_str()))
+            });
+        n += usize::from(f.dated);
     }
     n
 }
@@ -473,6 +507,13 @@ pub async fn search(
     if named > 0 {
         trace.decisions.push(format!(
             "the question names the documents of {named} chunks (a word of their path): x{}",
+            cfg.boost_document
+        ));
+    }
+    let dated = mark_dated_records(text, &mut fused);
+    if dated > 0 {
+        trace.decisions.push(format!(
+            "{dated} chunks hold a dated record of a date the question names: x{}",
             cfg.boost_document
         ));
     }
@@ -640,6 +681,7 @@ mod tests {
             bm25: None,
             fused: score,
             named_document: 0,
+            dated: false,
         }
     }
 
@@ -775,6 +817,56 @@ mod tests {
             mark_named_documents("a terminalunits question", &mut hits),
             1
         );
+    }
+
+    /// A chunk holding a dated record of the date a question names is
+    /// marked, however the question writes the date, and ranks above a
+    /// better-scored sequence; a record of another month, a date only
+    /// inside a sentence, and a question with no date mark nothing.
+    #[test]
+    fn a_dated_record_of_the_date_asked_is_marked_and_boosted() {
+        let cfg = AnswerConfig::default();
+        let hit = |score: f32, text: &str| {
+            let mut p = payload(&[], &[]);
+            p.node_content = text.into();
+            fused(score, p)
+        };
+        let mut hits = vec![
+            hit(
+                0.6,
+                "Stage 1: if SAT falls below 40 °F, set a Level 3 alarm.",
+            ),
+            hit(
+                0.5,
+                "2025\n2025-02-03 — AHU-1: freeze protection stage 1. (JK)",
+            ),
+            hit(
+                0.5,
+                "2025-03-11 — AHU-1: filters changed, as on 2025-02-03.",
+            ),
+        ];
+        for asked in [
+            "ahu-1 freeze trip feb 2025 - root cause?",
+            "what happened on 3 february 2025",
+            "the 2025-02 freeze alarm",
+        ] {
+            assert_eq!(mark_dated_records(asked, &mut hits), 1, "{asked}");
+            assert!(hits[1].dated && !hits[0].dated && !hits[2].dated);
+        }
+        let ranked = rerank(&cfg, &Grounding::default(), &[], hits.clone());
+        assert!(
+            ranked[0]
+                .hit
+                .payload
+                .node_content
+                .contains("2025-02-03 — AHU-1")
+        );
+        assert_eq!(ranked[0].boosts, ["dated record"]);
+        assert_eq!(
+            mark_dated_records("ahu-1 freeze trip in february", &mut hits),
+            0
+        );
+        assert!(hits.iter().all(|h| !h.dated));
     }
 
     /// Of chunks with the same words, only the best-ranked stays, whatever
