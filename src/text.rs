@@ -760,7 +760,7 @@ fn lead_ins_of(text: &str, lines: &[(usize, String)]) -> Vec<Option<std::ops::Ra
     let raw: Vec<&str> = text.lines().collect();
     let mut out = vec![None; lines.len()];
     let mut lead: Option<(std::ops::Range<usize>, usize)> = None;
-    for (n, span) in &spans {
+    for (at, (n, span)) in spans.iter().enumerate() {
         // A table's rows carry their caption already ([`quotable`]); a
         // table ends the list a lead-in stands over.
         if raw.get(*n).is_some_and(|l| table_cells(l).is_some()) {
@@ -768,6 +768,15 @@ fn lead_ins_of(text: &str, lines: &[(usize, String)]) -> Vec<Option<std::ops::Ra
             continue;
         }
         let last = span.end - 1;
+        // "Calculate the current system ventilation efficiency as" stands
+        // over the formula on the next line, and only over it.
+        let formula_next = spans
+            .get(at + 1)
+            .is_some_and(|(_, next)| is_formula(&lines[next.start].1));
+        if formula_next && lines[last].1.trim_end().to_lowercase().ends_with(" as") {
+            lead = Some((last..last + 1, 1));
+            continue;
+        }
         if lines[last].1.trim_end().ends_with(':') {
             // "Calculate a time-delay period after any change in setpoint …
             // The default time delay period shall be as follows:": the
@@ -793,6 +802,13 @@ fn lead_ins_of(text: &str, lines: &[(usize, String)]) -> Vec<Option<std::ops::Ra
         }
     }
     out
+}
+
+/// Whether a line is a formula that defines one name: "sysVenEff = 1 +
+/// (VUncOutAir_flow/VSumZonPri_flow) - uOutAirFra_max".
+pub fn is_formula(line: &str) -> bool {
+    line.split_once('=')
+        .is_some_and(|(left, right)| words(left).len() == 1 && !right.trim().is_empty())
 }
 
 #[cfg(test)]
@@ -842,6 +858,16 @@ pub(crate) mod tests {
         let leads = lead_ins(&many);
         assert_eq!(leads[super::LEAD_IN_LINES], Some(0..1));
         assert_eq!(leads[super::LEAD_IN_LINES + 1], None);
+        // A line ending in "as" leads into the formula on the next line,
+        // and only into it; before a sentence it leads into nothing.
+        let text = "Calculate the current system ventilation efficiency as
+                    sysVenEff = 1 + (VUncOutAir_flow/VSumZonPri_flow) - uOutAirFra_max
+                    The result is used as
+                    the divisor.";
+        assert_eq!(lead_ins(text), [None, Some(0..1), None, None]);
+        assert!(super::is_formula("sysVenEff = 1 + x"));
+        assert!(!super::is_formula("if a = b then c"));
+        assert!(!super::is_formula("sysVenEff ="));
     }
 
     /// Each sentence of a paragraph opened by an ISO date stands under that

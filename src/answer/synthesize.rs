@@ -223,6 +223,23 @@ const NAMING_WEIGHT: f32 = 0.5;
 /// open").
 const NUMBER_WEIGHT: f32 = 2.0;
 
+/// What a formula that defines a term of the question scores beyond its
+/// terms ("sysVenEff = 1 + (VUncOutAir_flow/VSumZonPri_flow) -
+/// uOutAirFra_max" for "how is sysVenEff calculated"): as much as a focus
+/// term, so that it wins over a formula that only uses the term
+/// ("VEffOutAir_flow = min(VUncOutAir_flow/sysVenEff, …)") and holds as
+/// many of the question's words.
+const DEFINITION_BONUS: f32 = 1.0;
+
+/// Whether `sentence` is a formula whose left side is one of the
+/// question's terms it holds (`matched`): "sysVenEff = …".
+fn defines(sentence: &str, matched: &[String]) -> bool {
+    crate::text::is_formula(sentence)
+        && sentence
+            .split_once('=')
+            .is_some_and(|(left, _)| words(left).iter().all(|w| matched.contains(&stem(w))))
+}
+
 /// What a sentence naming an entity the question names scores, per
 /// entity: as much as a focus term.
 const MENTION_WEIGHT: f32 = 1.0;
@@ -427,6 +444,11 @@ fn pick_from(
             let score = terms
                 + MENTION_WEIGHT * mentioned as f32
                 + if quantity { QUANTITY_BONUS } else { 0.0 }
+                + if defines(s, &matched) {
+                    DEFINITION_BONUS
+                } else {
+                    0.0
+                }
                 + weight;
             all.push((
                 Picked {
@@ -474,8 +496,11 @@ fn pick_from(
             out.insert(at, sentence);
         };
         let heading = headings.get(pos).copied().unwrap_or_default();
+        // Nor when it leads into a list or a formula of its own ("…
+        // VDesTotOutAir_flow:"): alone it says nothing.
         if let Some(next) = list.get(k + 1)
             && !opens_with_date(next)
+            && !leads_in(next)
             && answers_anything(next, heading)
             && !out.iter().any(|p| p.text == *next)
         {
@@ -512,6 +537,13 @@ fn pick_from(
         }
     }
     out
+}
+
+/// Whether a sentence leads into what follows it: a list ("… as
+/// follows:") or a formula ("Calculate … as").
+fn leads_in(sentence: &str) -> bool {
+    let s = sentence.trim_end();
+    s.ends_with(':') || s.to_lowercase().ends_with(" as")
 }
 
 /// How many sentences back a quote follows sentences that lean on the one
@@ -948,6 +980,32 @@ mod tests {
             quoted,
             ["This sequence sets the active cooling maximum airflow setpoint."]
         );
+    }
+
+    /// A formula whose left side is the question's term answers how it is
+    /// calculated, over one that uses the term holding as many words; it
+    /// is quoted after the line that leads into it, and a next sentence
+    /// that leads into another formula is not quoted after it.
+    #[test]
+    fn a_formula_that_defines_the_term_asked_is_picked() {
+        let f = focus(&["sysveneff", "calculated"]);
+        let text = "Calculate the effective minimum outdoor air setpoint as the intake over the efficiency:\n\
+                    VEffOutAir_flow = min(VUncOutAir_flow/sysVenEff, VDesTotOutAir_flow)\n\
+                    Calculate the current system ventilation efficiency as\n\
+                    sysVenEff = 1 + (VUncOutAir_flow/VSumZonPri_flow) - uOutAirFra_max\n\
+                    Calculate the outdoor air fraction as\n\
+                    uOutAirFra = VUncOutAir_flow/VEffOutAir_flow";
+        let p = pick_in(Focus::plain(&f), &[], &[(0, text, 1.0)], &[], &[], 1);
+        let quoted: Vec<&str> = p.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            quoted,
+            [
+                "Calculate the current system ventilation efficiency as",
+                "sysVenEff = 1 + (VUncOutAir_flow/VSumZonPri_flow) - uOutAirFra_max",
+            ]
+        );
+        assert!(defines("sysVenEff = 1 + x", &f));
+        assert!(!defines("VEffOutAir_flow = min(x/sysVenEff, y)", &f));
     }
 
     /// An item of a list stands under its lead-in: the lead-in's words
