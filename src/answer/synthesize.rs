@@ -536,7 +536,32 @@ fn pick_from(
             }
         }
     }
-    out
+    without_captions_repeated(out)
+}
+
+/// The picked sentences without one that a table row quoted beside it
+/// repeats as its caption ("… using following parameters as a starting
+/// point:" and the row "… as a starting point: Variable: Device; …"): the
+/// row says it already.
+fn without_captions_repeated(out: Vec<Picked>) -> Vec<Picked> {
+    let caption = |p: &Picked| p.text.trim_end().trim_end_matches([':', '.']).to_owned();
+    let repeated: Vec<bool> = out
+        .iter()
+        .map(|p| {
+            let c = caption(p);
+            !c.is_empty()
+                && out.iter().any(|q| {
+                    q.source == p.source
+                        && q.text.len() > p.text.len()
+                        && q.text.starts_with(&format!("{c}: "))
+                })
+        })
+        .collect();
+    out.into_iter()
+        .zip(repeated)
+        .filter(|(_, r)| !r)
+        .map(|(p, _)| p)
+        .collect()
 }
 
 /// Whether a sentence leads into what follows it: a list ("… as
@@ -1006,6 +1031,24 @@ mod tests {
         );
         assert!(defines("sysVenEff = 1 + x", &f));
         assert!(!defines("VEffOutAir_flow = min(x/sysVenEff, y)", &f));
+    }
+
+    /// A table's caption is quoted once: with the row that carries it, not
+    /// also as the sentence before the row.
+    #[test]
+    fn a_caption_is_not_quoted_again_before_its_row() {
+        let f = focus(&["trim", "respond", "parameters"]);
+        let text = "Static pressure setpoint shall be reset using trim-respond logic using following parameters:\n\
+                    | Variable | Value |\n\
+                    | SPtrim | -12 Pa |";
+        let p = pick_in(Focus::plain(&f), &[], &[(0, text, 1.0)], &[], &[], 2);
+        let quoted: Vec<&str> = p.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            quoted,
+            [
+                "Static pressure setpoint shall be reset using trim-respond logic using following parameters: Variable: SPtrim; Value: -12 Pa"
+            ]
+        );
     }
 
     /// An item of a list stands under its lead-in: the lead-in's words
