@@ -54,8 +54,10 @@ pub fn words(text: &str) -> Vec<String> {
 
 /// A question's words with each date it writes ("june 2025", "feb 25",
 /// "18 jun 2025", "sept '25") made one word the way dated records write it,
-/// ISO 8601: "2025-06", "2025-06-18". A passage word "2025-06-18" then holds
-/// the question's "2025-06" (a prefix). A month counts only beside a year: a
+/// ISO 8601: "2025-06", "2025-06-18"; a season and its year ("summer
+/// 2025", "spring '24") the span of its months, "2025-06/2025-08". A
+/// passage word "2025-06-18" then holds the question's "2025-06" (a
+/// prefix) and "2025-06/2025-08" ([`date_holds`]). A month counts only beside a year: a
 /// two-digit number right after the month is its year (2000–2049) unless a
 /// four-digit year follows ("may 25 2025"); a month alone stays a word.
 pub fn dated(w: &[String]) -> Vec<String> {
@@ -90,6 +92,13 @@ fn date_at(w: &[String]) -> Option<(String, usize)> {
         Some(d) => (Some(d), 1),
         None => (None, 0),
     };
+    if lead_day.is_none()
+        && let Some((first, last)) = season(&w[0])
+    {
+        // "the SAT may fall 10 °F": a verb before a number is no season.
+        let y = year(w.get(1)?, w[0] != "fall")?;
+        return Some((format!("{y:04}-{first:02}/{y:04}-{last:02}"), 2));
+    }
     let m = month(w.get(at)?)?;
     let rest = &w[at + 1..];
     let (day, y, used) = match (lead_day, rest) {
@@ -105,6 +114,43 @@ fn date_at(w: &[String]) -> Option<(String, usize)> {
         None => format!("{y:04}-{m:02}"),
     };
     Some((date, used))
+}
+
+/// The months (first, last) of a season a word names, as the northern
+/// hemisphere's building trades count them: spring March–May, summer
+/// June–August, fall (autumn) September–November. Winter spans two years
+/// ("winter 2025" may be either), so it names no months.
+fn season(word: &str) -> Option<(u8, u8)> {
+    match word {
+        "spring" => Some((3, 5)),
+        "summer" => Some((6, 8)),
+        "fall" | "autumn" => Some((9, 11)),
+        _ => None,
+    }
+}
+
+/// Whether a word of a passage (a date, "2025-07-09") holds a date term of
+/// a question: a month or day it begins with ("2025-07"), or a span of
+/// months it lies in ("2025-06/2025-08", a season).
+pub fn date_holds(term: &str, word: &str) -> bool {
+    if !opens_with_date(word) {
+        return false;
+    }
+    match term.split_once('/') {
+        Some((first, last)) => word
+            .get(..7)
+            .is_some_and(|month| first <= month && month <= last),
+        None => opens_with_date(term) && word.starts_with(term),
+    }
+}
+
+/// Whether a question's term is a date ([`dated`]): a month, a day, or a
+/// span of months.
+pub fn is_date_term(term: &str) -> bool {
+    match term.split_once('/') {
+        Some((first, last)) => opens_with_date(first) && opens_with_date(last),
+        None => opens_with_date(term),
+    }
 }
 
 /// The month (1–12) a word names: its English name or an abbreviation of
@@ -912,6 +958,28 @@ pub(crate) mod tests {
         );
         assert_eq!(d("dec 55 and dec 2"), ["dec", "55", "and", "dec", "2"]);
         assert_eq!(d("novel 2025"), ["novel", "2025"]);
+        // A season and its year are the span of its months; winter spans
+        // two years and names none; "fall" before a number is a verb.
+        assert_eq!(
+            d("in summer 2025 the pump leaked"),
+            ["in", "2025-06/2025-08", "the", "pump", "leaked"]
+        );
+        assert_eq!(d("spring '24 test"), ["2024-03/2024-05", "test"]);
+        assert_eq!(d("fall 2025"), ["2025-09/2025-11"]);
+        assert_eq!(
+            d("let it fall 10 degrees"),
+            ["let", "it", "fall", "10", "degrees"]
+        );
+        assert_eq!(d("winter 2025"), ["winter", "2025"]);
+        // A record's date holds the month it begins with and a season's
+        // span it lies in.
+        assert!(super::date_holds("2025-07", "2025-07-09"));
+        assert!(super::date_holds("2025-06/2025-08", "2025-07-09"));
+        assert!(super::date_holds("2025-06/2025-08", "2025-08:"));
+        assert!(!super::date_holds("2025-06/2025-08", "2025-09-04"));
+        assert!(!super::date_holds("2025-06/2025-08", "2024-07-09"));
+        assert!(!super::date_holds("2025-07", "CHWP-1"));
+        assert!(super::is_date_term("2025-06/2025-08") && !super::is_date_term("62.1"));
     }
 
     #[test]

@@ -358,22 +358,22 @@ pub fn mark_named_documents(text: &str, hits: &mut [Fused]) -> usize {
 
 /// Marks the chunks that hold a dated record ("2025-06-18 — VAV-2-14: …",
 /// a line that opens with an ISO date) of a date the question names ("in
-/// june 2025", "feb 25", "2025-06-18": [`crate::text::dated`]; a record of
-/// the day holds the month). A question that names a date asks what
+/// june 2025", "feb 25", "2025-06-18", "summer 2025":
+/// [`crate::text::dated`]; a record of the day holds the month and the
+/// season, [`crate::text::date_holds`]). A question that names a date asks what
 /// happened then, and the record of it is the passage that answers, ahead
 /// of a sequence about the same equipment. Returns how many are marked.
 pub fn mark_dated_records(text: &str, hits: &mut [Fused]) -> usize {
     let dates: Vec<String> = crate::text::dated(&crate::text::words(text))
         .into_iter()
-        .filter(|w| crate::text::opens_with_date(w))
+        .filter(|w| crate::text::is_date_term(w))
         .collect();
     let mut n = 0;
     for f in hits.iter_mut() {
         f.dated = !dates.is_empty()
             && f.hit.payload.node_content.lines().any(|line| {
                 let first = line.split_whitespace().next().unwrap_or_default();
-                crate::text::opens_with_date(line)
-                    && dates.iter().any(|d| first.starts_with(d.as_str()))
+                dates.iter().any(|d| crate::text::date_holds(d, first))
             });
         n += usize::from(f.dated);
     }
@@ -862,6 +862,9 @@ mod tests {
                 .contains("2025-02-03 — AHU-1")
         );
         assert_eq!(ranked[0].boosts, ["dated record"]);
+        // A season names the records of its months.
+        assert_eq!(mark_dated_records("filters in spring 2025", &mut hits), 1);
+        assert!(hits[2].dated);
         assert_eq!(
             mark_dated_records("ahu-1 freeze trip in february", &mut hits),
             0

@@ -48,6 +48,9 @@ pub(crate) fn term_matches(term: &str, word: &str) -> bool {
     {
         return false;
     }
+    if term.contains('/') {
+        return crate::text::date_holds(term, word);
+    }
     let w = stem(word);
     let numeric = w.chars().all(|c| c.is_ascii_digit());
     if numeric {
