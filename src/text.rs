@@ -850,6 +850,22 @@ fn lead_ins_of(text: &str, lines: &[(usize, String)]) -> Vec<Option<std::ops::Ra
     out
 }
 
+/// When two quoted table rows carry the same caption ([`quotable`]: "When
+/// California Title 24-2016 is used: Device type: …; …"), the length of
+/// the caption and its ": " at the start of `b`, so that it is said once.
+/// A row without a caption ("Mode: Warm-up; SAT-SP: 90 °F") shares none:
+/// its first cell is not followed by another "name: value" before its
+/// "; ".
+pub fn shared_caption(a: &str, b: &str) -> Option<usize> {
+    let (caption, rest_a) = a.split_once(": ")?;
+    let rest_b = b.strip_prefix(caption)?.strip_prefix(": ")?;
+    let row = |rest: &str| {
+        rest.find(": ")
+            .is_some_and(|cell| rest.find("; ").is_none_or(|next| cell < next))
+    };
+    (!caption.contains("; ") && row(rest_a) && row(rest_b)).then_some(caption.len() + 2)
+}
+
 /// Whether a line is a formula that defines one name: "sysVenEff = 1 +
 /// (VUncOutAir_flow/VSumZonPri_flow) - uOutAirFra_max".
 pub fn is_formula(line: &str) -> bool {
@@ -984,6 +1000,25 @@ pub(crate) mod tests {
 
     #[test]
     fn table_rows_are_quoted_with_their_header() {
+        // Two rows of one captioned table share the caption; rows of a
+        // table without one, or a row and a prose sentence, share none.
+        let cap = "When Title 24 is used: Device type: Fixed dry bulb; Zones: 6";
+        let next = "When Title 24 is used: Device type: Fixed dry bulb; Zones: 7";
+        assert_eq!(
+            super::shared_caption(cap, next),
+            Some("When Title 24 is used: ".len())
+        );
+        assert_eq!(
+            super::shared_caption(
+                "Mode: Warm-up; SAT-SP: 90 °F",
+                "Mode: Cool-down; SAT-SP: 55 °F"
+            ),
+            None
+        );
+        assert_eq!(
+            super::shared_caption("Note: see below.", "Note: the end."),
+            None
+        );
         let text = "The plant resets as below.\n| Plant reset value | CHW-DP-SP | CHWST-SP |\n|---|---|---|\n| 0 % | 5 psi | 50 °F |\n| 100 % | 15 psi | 42 °F |\nAfter the table. Second sentence.";
         // The short sentence just before the table is its caption: each
         // row is quoted under it too.

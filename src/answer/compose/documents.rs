@@ -671,13 +671,29 @@ pub async fn answer(
         })
         .collect();
     // Sentences quoted side by side from one chunk share one citation,
-    // after the last of them.
+    // after the last of them; rows of one table side by side share its
+    // caption, said once (the evidence quotes each row whole).
     let answer = picked
         .iter()
         .enumerate()
-        .map(|(n, p)| match picked.get(n + 1) {
-            Some(next) if next.source == p.source => p.text.clone(),
-            _ => format!("{} (from {})", p.text, where_in(&top[p.source])),
+        .map(|(n, p)| {
+            let shared = n
+                .checked_sub(1)
+                .map(|b| &picked[b])
+                .filter(|before| before.source == p.source)
+                .and_then(|before| crate::text::shared_caption(&before.text, &p.text));
+            let text = shared.map_or(p.text.as_str(), |c| &p.text[c..]);
+            match picked.get(n + 1) {
+                Some(next) if next.source == p.source => {
+                    let continues = crate::text::shared_caption(&p.text, &next.text).is_some();
+                    if continues && !text.ends_with(['.', '!', '?', ':', ';']) {
+                        format!("{text}.")
+                    } else {
+                        text.to_owned()
+                    }
+                }
+                _ => format!("{text} (from {})", where_in(&top[p.source])),
+            }
         })
         .collect::<Vec<_>>()
         .join(" ");
