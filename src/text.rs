@@ -55,11 +55,13 @@ pub fn words(text: &str) -> Vec<String> {
 /// A question's words with each date it writes ("june 2025", "feb 25",
 /// "18 jun 2025", "sept '25") made one word the way dated records write it,
 /// ISO 8601: "2025-06", "2025-06-18"; a season and its year ("summer
-/// 2025", "spring '24") the span of its months, "2025-06/2025-08". A
+/// 2025", "summer '24") the span of its months, "2025-06/2025-08". A
 /// passage word "2025-06-18" then holds the question's "2025-06" (a
-/// prefix) and "2025-06/2025-08" ([`date_holds`]). A month counts only beside a year: a
-/// two-digit number right after the month is its year (2000–2049) unless a
-/// four-digit year follows ("may 25 2025"); a month alone stays a word.
+/// prefix) and "2025-06/2025-08" ([`date_holds`]). A month counts only
+/// beside a year: a two-digit number right after the month is its year
+/// (2000–2049) unless a four-digit year follows ("may 25 2025"); a month
+/// alone stays a word, and so do "spring" and "fall" before anything but a
+/// four-digit year.
 pub fn dated(w: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(w.len());
     let mut i = 0;
@@ -95,8 +97,10 @@ fn date_at(w: &[String]) -> Option<(String, usize)> {
     if lead_day.is_none()
         && let Some((first, last)) = season(&w[0])
     {
-        // "the SAT may fall 10 °F": a verb before a number is no season.
-        let y = year(w.get(1)?, w[0] != "fall")?;
+        // "let it fall 10 °F", "a spring 15 lb": a word with another
+        // meaning before a number is no season, unless the year is whole.
+        let short = !matches!(w[0].as_str(), "fall" | "spring");
+        let y = year(w.get(1)?, short)?;
         return Some((format!("{y:04}-{first:02}/{y:04}-{last:02}"), 2));
     }
     let m = month(w.get(at)?)?;
@@ -922,9 +926,9 @@ pub(crate) mod tests {
         assert_eq!(leads[super::LEAD_IN_LINES + 1], None);
         // A line ending in "as" leads into the formula on the next line,
         // and only into it; before a sentence it leads into nothing.
-        let text = "Calculate the current system ventilation efficiency as
-                    sysVenEff = 1 + (VUncOutAir_flow/VSumZonPri_flow) - uOutAirFra_max
-                    The result is used as
+        let text = "Calculate the current system ventilation efficiency as\n\
+                    sysVenEff = 1 + (VUncOutAir_flow/VSumZonPri_flow) - uOutAirFra_max\n\
+                    The result is used as\n\
                     the divisor.";
         assert_eq!(lead_ins(text), [None, Some(0..1), None, None]);
         assert!(super::is_formula("sysVenEff = 1 + x"));
@@ -980,8 +984,10 @@ pub(crate) mod tests {
             d("in summer 2025 the pump leaked"),
             ["in", "2025-06/2025-08", "the", "pump", "leaked"]
         );
-        assert_eq!(d("spring '24 test"), ["2024-03/2024-05", "test"]);
+        assert_eq!(d("summer '24 test"), ["2024-06/2024-08", "test"]);
+        assert_eq!(d("spring 2024 test"), ["2024-03/2024-05", "test"]);
         assert_eq!(d("fall 2025"), ["2025-09/2025-11"]);
+        assert_eq!(d("a spring 15 lb"), ["a", "spring", "15", "lb"]);
         assert_eq!(
             d("let it fall 10 degrees"),
             ["let", "it", "fall", "10", "degrees"]
