@@ -305,7 +305,7 @@ fn quotable_lines(text: &str) -> Vec<(usize, String)> {
                     caption = before
                         .take()
                         .filter(|_| header.is_some())
-                        .map(|l| l.trim().trim_end_matches(['.', ':']).to_owned());
+                        .map(|l| as_caption(l).to_owned());
                     if header.is_some() {
                         continue;
                     }
@@ -823,11 +823,11 @@ fn lead_ins_of(text: &str, lines: &[(usize, String)]) -> Vec<Option<std::ops::Ra
         let formula_next = spans
             .get(at + 1)
             .is_some_and(|(_, next)| is_formula(&lines[next.start].1));
-        if formula_next && lines[last].1.trim_end().to_lowercase().ends_with(" as") {
+        if formula_next && opens_formula(&lines[last].1) {
             lead = Some((last..last + 1, 1));
             continue;
         }
-        if lines[last].1.trim_end().ends_with(':') {
+        if opens_list(&lines[last].1) {
             // "Calculate a time-delay period after any change in setpoint …
             // The default time delay period shall be as follows:": the
             // sentence before goes with the lead-in when both speak of the
@@ -870,11 +870,44 @@ pub fn shared_caption(a: &str, b: &str) -> Option<usize> {
     (!caption.contains("; ") && row(rest_a) && row(rest_b)).then_some(caption.len() + 2)
 }
 
-/// Whether a line is a formula that defines one name: "sysVenEff = 1 +
-/// (VUncOutAir_flow/VSumZonPri_flow) - uOutAirFra_max".
+/// A line as the caption of the table after it: trimmed, without its
+/// closing full stop or colon ("When California Title 24-2016 is used").
+pub fn as_caption(line: &str) -> &str {
+    line.trim().trim_end_matches(['.', ':'])
+}
+
+/// Whether a sentence leads into a list: it ends with a colon ("… as
+/// follows:").
+fn opens_list(sentence: &str) -> bool {
+    sentence.trim_end().ends_with(':')
+}
+
+/// Whether a sentence leads into a formula: it ends with "as" ("Calculate
+/// the current system ventilation efficiency as").
+fn opens_formula(sentence: &str) -> bool {
+    sentence.trim_end().to_lowercase().ends_with(" as")
+}
+
+/// Whether a sentence leads into what follows it, a list or a formula:
+/// alone it says nothing.
+pub fn leads_in(sentence: &str) -> bool {
+    opens_list(sentence) || opens_formula(sentence)
+}
+
+/// The one name a formula line defines, as a word: "sysveneff" of
+/// "sysVenEff = 1 + (VUncOutAir_flow/VSumZonPri_flow) - uOutAirFra_max";
+/// `None` for a line that is no such formula.
+pub fn defined_name(line: &str) -> Option<String> {
+    let (left, right) = line.split_once('=')?;
+    match words(left).as_slice() {
+        [name] if !right.trim().is_empty() => Some(name.clone()),
+        _ => None,
+    }
+}
+
+/// Whether a line is a formula that defines one name ([`defined_name`]).
 pub fn is_formula(line: &str) -> bool {
-    line.split_once('=')
-        .is_some_and(|(left, right)| words(left).len() == 1 && !right.trim().is_empty())
+    defined_name(line).is_some()
 }
 
 #[cfg(test)]

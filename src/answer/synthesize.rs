@@ -237,10 +237,7 @@ const DEFINITION_BONUS: f32 = 1.0;
 /// Whether `sentence` is a formula whose left side is one of the
 /// question's terms it holds (`matched`): "sysVenEff = …".
 fn defines(sentence: &str, matched: &[String]) -> bool {
-    crate::text::is_formula(sentence)
-        && sentence
-            .split_once('=')
-            .is_some_and(|(left, _)| words(left).iter().all(|w| matched.contains(&stem(w))))
+    crate::text::defined_name(sentence).is_some_and(|name| matched.contains(&stem(&name)))
 }
 
 /// What a sentence naming an entity the question names scores, per
@@ -503,7 +500,7 @@ fn pick_from(
         // VDesTotOutAir_flow:"): alone it says nothing.
         if let Some(next) = list.get(k + 1)
             && !opens_with_date(next)
-            && !leads_in(next)
+            && !crate::text::leads_in(next)
             && answers_anything(next, heading)
             && !out.iter().any(|p| p.text == *next)
         {
@@ -547,11 +544,10 @@ fn pick_from(
 /// point:" and the row "… as a starting point: Variable: Device; …"): the
 /// row says it already.
 fn without_captions_repeated(out: Vec<Picked>) -> Vec<Picked> {
-    let caption = |p: &Picked| p.text.trim_end().trim_end_matches([':', '.']).to_owned();
     let repeated: Vec<bool> = out
         .iter()
         .map(|p| {
-            let c = caption(p);
+            let c = crate::text::as_caption(&p.text);
             !c.is_empty()
                 && out.iter().any(|q| {
                     q.source == p.source
@@ -565,13 +561,6 @@ fn without_captions_repeated(out: Vec<Picked>) -> Vec<Picked> {
         .filter(|(_, r)| !r)
         .map(|(p, _)| p)
         .collect()
-}
-
-/// Whether a sentence leads into what follows it: a list ("… as
-/// follows:") or a formula ("Calculate … as").
-fn leads_in(sentence: &str) -> bool {
-    let s = sentence.trim_end();
-    s.ends_with(':') || s.to_lowercase().ends_with(" as")
 }
 
 /// How many sentences back a quote follows sentences that lean on the one

@@ -673,19 +673,22 @@ pub async fn answer(
     // Sentences quoted side by side from one chunk share one citation,
     // after the last of them; rows of one table side by side share its
     // caption, said once (the evidence quotes each row whole).
+    // The length of the caption each sentence shares with the one before.
+    let shared: Vec<Option<usize>> = std::iter::once(None)
+        .chain(picked.windows(2).map(|w| {
+            (w[0].source == w[1].source)
+                .then(|| crate::text::shared_caption(&w[0].text, &w[1].text))
+                .flatten()
+        }))
+        .collect();
     let answer = picked
         .iter()
         .enumerate()
         .map(|(n, p)| {
-            let shared = n
-                .checked_sub(1)
-                .map(|b| &picked[b])
-                .filter(|before| before.source == p.source)
-                .and_then(|before| crate::text::shared_caption(&before.text, &p.text));
-            let text = shared.map_or(p.text.as_str(), |c| &p.text[c..]);
+            let text = shared[n].map_or(p.text.as_str(), |c| &p.text[c..]);
             match picked.get(n + 1) {
                 Some(next) if next.source == p.source => {
-                    let continues = crate::text::shared_caption(&p.text, &next.text).is_some();
+                    let continues = shared[n + 1].is_some();
                     if continues && !text.ends_with(['.', '!', '?', ':', ';']) {
                         format!("{text}.")
                     } else {
