@@ -104,7 +104,7 @@ pub async fn documents(
         return Ok(Retrieval::default());
     };
     let t = Instant::now();
-    let vector = docs.embed_one(q.text.clone()).await?;
+    let vector = docs.embed_one(q.embedded.clone()).await?;
     trace.stages_ms.insert("embed".into(), ms(t));
     let t = Instant::now();
     let r = retrieve::search(
@@ -117,6 +117,12 @@ pub async fn documents(
     )
     .await?;
     trace.retrieval = r.trace;
+    if q.embedded != q.text {
+        trace.retrieval.decisions.push(format!(
+            "embedded as \"{}\": abbreviations spelled out",
+            q.embedded
+        ));
+    }
     let mut hits = r.hits;
     let mut selected = hits.len().min(top_k).min(cfg.max_context_chunks);
     if for_answer {

@@ -126,6 +126,7 @@ async fn answer(state: &AppState, r: Request, request_id: String) -> ChatRespons
 fn question(snap: &Snapshot, text: &str, view: GraphView<'_>) -> Question {
     let mut q = Question::read(text, &snap.grounder, &snap.cues, view);
     q.equivalents = snap.spelling.equivalents(&q.reading.focus);
+    q.embedded = snap.spelling.spelled_out(&q.text);
     for kind in &mut q.kinds {
         kind.equivalents = snap.spelling.equivalents(&kind.words);
     }

@@ -13,6 +13,10 @@ use crate::vocab;
 pub struct Question {
     /// The query, trimmed.
     pub text: String,
+    /// The query as it is embedded: its abbreviations followed by the
+    /// words they stand for ([`super::respell::Spelling::spelled_out`]);
+    /// set by the pipeline, the query until then.
+    pub embedded: String,
     /// The query in lower case.
     pub lower: String,
     /// Its words ([`text::words`]).
@@ -150,6 +154,7 @@ impl Question {
         };
         Self {
             text: text.to_owned(),
+            embedded: text.to_owned(),
             lower,
             words,
             grounding,

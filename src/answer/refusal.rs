@@ -288,6 +288,7 @@ mod tests {
         let cfg = AnswerConfig::default();
         let q = Question {
             text: String::new(),
+            embedded: String::new(),
             lower: String::new(),
             words: Vec::new(),
             grounding: Default::default(),

@@ -41,6 +41,9 @@ pub struct Spelling {
     /// stands for, both stemmed, sharing no word ("box" / "vav box" is a
     /// qualification, not another form).
     forms: Vec<(Vec<String>, Vec<String>)>,
+    /// One-word abbreviations (`dq:Alias`, `dq:Shorthand`), lower case,
+    /// with the words they stand for ("znt" → "zone temperature").
+    abbreviations: HashMap<String, String>,
 }
 
 /// A question as respelled, with what changed.
@@ -87,6 +90,22 @@ impl Spelling {
                 .iter()
                 .map(|r| (r.string("short"), r.string("words"))),
         );
+        // A Haystack tag ("ahu", "vav", "co2") is the name documents write
+        // too: it is not spelled out for the embedding.
+        let tags: HashSet<String> = select(
+            store,
+            format!("{PREFIXES}SELECT DISTINCT ?name WHERE {{ ?t dq:tagName ?name }}"),
+        )
+        .await?
+        .iter()
+        .map(|r| r.string("name").to_lowercase())
+        .collect();
+        spelling.set_abbreviations(
+            abbreviations
+                .iter()
+                .map(|r| (r.string("short"), r.string("words")))
+                .filter(|(short, _)| !tags.contains(&short.to_lowercase())),
+        );
         spelling.add_paraphrases(
             paraphrases
                 .iter()
@@ -124,6 +143,77 @@ impl Spelling {
             .chain(siblings)
             .filter(|(a, b)| other_forms(a, b))
             .collect();
+    }
+
+    /// Sets the one-word abbreviations a question is spelled out with for
+    /// its embedding ([`Self::spelled_out`]). Left out: one that qualifies
+    /// or names the same thing in other words rather than abbreviates
+    /// ("box" → "vav box", "monitoring" → "sensor", "CFM" → "airflow"), a
+    /// designation with a digit ("g36", which the G36 pages write as such),
+    /// and one that stands for two sets of words.
+    pub fn set_abbreviations(&mut self, pairs: impl IntoIterator<Item = (String, String)>) {
+        let mut seen: HashMap<String, Option<String>> = HashMap::new();
+        for (short, words) in pairs {
+            let short = short.to_lowercase();
+            let words = words.to_lowercase();
+            if short.contains(' ')
+                || short.len() >= words.len()
+                || short.chars().any(|c| c.is_ascii_digit())
+                || words.split(' ').any(|w| w == short)
+                || !letters_of(&short, &words)
+            {
+                continue;
+            }
+            seen.entry(short)
+                .and_modify(|w| {
+                    if w.as_deref() != Some(words.as_str()) {
+                        *w = None;
+                    }
+                })
+                .or_insert(Some(words));
+        }
+        self.abbreviations = seen
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k, v)))
+            .collect();
+    }
+
+    /// The question as the embedding model reads it best: each standalone
+    /// abbreviation replaced by the words it stands for ("znt override btn
+    /// duration" → "zone temperature override button duration"). A small
+    /// sentence model has rarely met "znt" or "brgs"; it knows "zone
+    /// temperature" and "bearings". An abbreviation inside a name or a
+    /// compound ("AHU-1", "sat-sp", "vav2-16") is left as written; "min/max"
+    /// are two words.
+    pub fn spelled_out(&self, text: &str) -> String {
+        let bytes = text.as_bytes();
+        // What joins a word to its neighbour into one name.
+        let glued = |b: Option<&u8>| {
+            b.is_some_and(|b| matches!(b, b'-' | b'_' | b'.') || b.is_ascii_alphanumeric())
+        };
+        let mut out = String::with_capacity(text.len() + 32);
+        let mut last = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            if glued(start.checked_sub(1).and_then(|j| bytes.get(j))) || glued(bytes.get(i)) {
+                continue;
+            }
+            if let Some(words) = self.abbreviations.get(&text[start..i].to_lowercase()) {
+                out.push_str(&text[last..start]);
+                out.push_str(words);
+                last = i;
+            }
+        }
+        out.push_str(&text[last..]);
+        out
     }
 
     /// Adds everyday words and the words a sequence states the same thing
@@ -196,6 +286,7 @@ impl Spelling {
             domain,
             domain_stems,
             forms: Vec::new(),
+            abbreviations: HashMap::new(),
         }
     }
 
@@ -348,6 +439,18 @@ impl Spelling {
 /// Whether two stemmed forms are other forms of each other: both say
 /// something and share no word ("box" / "vav box" qualifies, it does not
 /// abbreviate).
+/// Whether `short` is written with letters of `words`, in order and from
+/// the first: an acronym ("sat" of "supply air temperature") or a
+/// contraction ("stpt" of "setpoint", "brgs" of "bearings"), not a word
+/// for the same thing ("cfm", cubic feet per minute, is no abbreviation of
+/// "airflow").
+fn letters_of(short: &str, words: &str) -> bool {
+    let mut letters = words.chars().filter(|c| c.is_alphanumeric());
+    let mut wanted = short.chars().filter(|c| c.is_alphanumeric());
+    let first = wanted.next();
+    first.is_some() && first == letters.next() && wanted.all(|c| letters.any(|l| l == c))
+}
+
 fn other_forms(a: &[String], b: &[String]) -> bool {
     !a.is_empty() && !b.is_empty() && !a.iter().any(|w| b.contains(w))
 }
@@ -556,6 +659,41 @@ mod tests {
 
     /// An everyday word and the sequence's word for it are forms of each
     /// other; two everyday words for one sequence word are not.
+    #[test]
+    fn a_question_is_embedded_with_its_abbreviations_spelled_out() {
+        let mut s = spelling();
+        s.set_abbreviations(
+            [
+                ("ZNT", "zone temperature"),
+                ("btn", "button"),
+                ("SAT", "supply air temperature"),
+                ("stpt", "setpoint"),
+                ("box", "vav box"),
+                ("monitoring", "sensor"),
+                ("cfm", "airflow"),
+                ("g36", "guideline 36"),
+                ("DA", "discharge air"),
+                ("DA", "damper"),
+            ]
+            .map(|(a, b)| (a.to_owned(), b.to_owned())),
+        );
+        assert_eq!(
+            s.spelled_out("ZNT override btn duration (yts-200)?"),
+            "zone temperature override button duration (yts-200)?"
+        );
+        // Inside a name or a compound: as written; "min/max" are words.
+        assert_eq!(
+            s.spelled_out("sat-sp on AHU-1, SAT stpt min/stpt"),
+            "sat-sp on AHU-1, supply air temperature setpoint min/setpoint"
+        );
+        // A qualifier, a normalisation, a designation with a digit and an
+        // abbreviation of two meanings stay as typed.
+        assert_eq!(
+            s.spelled_out("box monitoring cfm per g36: da?"),
+            "box monitoring cfm per g36: da?"
+        );
+    }
+
     #[test]
     fn a_paraphrase_is_a_form_but_not_of_its_siblings() {
         let mut s = spelling();
