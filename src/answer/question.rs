@@ -81,6 +81,7 @@ impl NamedKind {
                         terms,
                         equivalents,
                         units: &[],
+                        number: false,
                     },
                     text,
                 )
@@ -177,6 +178,7 @@ impl Question {
             terms: &self.reading.focus,
             equivalents: &self.equivalents,
             units: &self.units,
+            number: self.reading.number,
         }
     }
 

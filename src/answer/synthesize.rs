@@ -121,6 +121,10 @@ pub struct Focus<'a> {
     /// When the question asks for a value, the units by which a sentence
     /// states one ([`states_quantity`]); empty otherwise.
     pub units: &'a [String],
+    /// Whether the question asks for a number by itself ("at what",
+    /// "how long", "trigger"): a sentence that states none does not answer
+    /// it.
+    pub number: bool,
 }
 
 impl<'a> Focus<'a> {
@@ -130,6 +134,7 @@ impl<'a> Focus<'a> {
             terms,
             equivalents: &[],
             units: &[],
+            number: false,
         }
     }
 }
@@ -329,6 +334,29 @@ pub fn pick_in(
     pick_from(focus, labels, texts, naming, headings, max, Texts::Chunks)
 }
 
+/// The best of the scored sentences (`all`, best first), at most `max`:
+/// the first, then each that holds a focus term the ones before do not;
+/// with the first one's text and place in it.
+fn select(all: &[(Picked, usize)], max: usize) -> (Vec<Picked>, Option<(usize, usize)>) {
+    let mut out: Vec<Picked> = Vec::new();
+    let mut first: Option<(usize, usize)> = None;
+    let mut covered: Vec<String> = Vec::new();
+    for (p, k) in all {
+        if out.len() >= max {
+            break;
+        }
+        let adds = p.matched.iter().any(|m| !covered.contains(m));
+        if out.is_empty() || (adds && !p.matched.is_empty()) {
+            if out.is_empty() {
+                first = Some((p.source, *k));
+            }
+            covered.extend(p.matched.iter().cloned());
+            out.push(p.clone());
+        }
+    }
+    (out, first)
+}
+
 /// [`pick_in`] for chunks, [`pick`] for text as given.
 fn pick_from(
     focus: Focus<'_>,
@@ -462,21 +490,17 @@ fn pick_from(
         }
     }
     all.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
-    let mut out: Vec<Picked> = Vec::new();
-    let mut first: Option<(usize, usize)> = None;
-    let mut covered: Vec<String> = Vec::new();
-    for (p, k) in all {
-        if out.len() >= max {
-            break;
-        }
-        let adds = p.matched.iter().any(|m| !covered.contains(m));
-        if out.is_empty() || (adds && !p.matched.is_empty()) {
-            if out.is_empty() {
-                first = Some((p.source, k));
-            }
-            covered.extend(p.matched.iter().cloned());
-            out.push(p);
-        }
+    let (mut out, mut first) = select(&all, max);
+    // A question for a number is not answered by a sentence that states
+    // none: when the sentences picked state none, the best that states one
+    // and holds a term is picked instead ("The override button puts the
+    // zone group in Occupied mode for 60 minutes" over "… a YTS-200 wall
+    // module with a setpoint adjustment and an override button" for
+    // "override button duration").
+    let states = |p: &Picked| !p.matched.is_empty() && states_quantity(&p.text, focus.units);
+    if focus.number && !out.iter().any(states) && all.iter().any(|(p, _)| states(p)) {
+        all.retain(|(p, _)| states(p));
+        (out, first) = select(&all, max);
     }
     // The sentence after the best one often holds the cause, the value or
     // the consequence the best one announces: quote it too, unless it
@@ -890,6 +914,7 @@ mod tests {
                     terms: &f,
                     equivalents: &[],
                     units,
+                    number: false,
                 },
                 &[],
                 &[(0, text, 0.0)],
@@ -911,6 +936,7 @@ mod tests {
                 terms: &f,
                 equivalents: &[],
                 units: &units,
+                number: false,
             },
             &[],
             &[(0, text, 0.0)],
@@ -1023,6 +1049,36 @@ mod tests {
         );
         assert!(defines("sysVenEff = 1 + x", &f));
         assert!(!defines("VEffOutAir_flow = min(x/sysVenEff, y)", &f));
+    }
+
+    /// A question for a number is answered by a sentence that states one,
+    /// though another holds more of its words and states none.
+    #[test]
+    fn a_question_for_a_number_picks_a_sentence_stating_one() {
+        let f = focus(&["znt", "override", "button", "duration", "yts-200"]);
+        let units = ["minutes".to_owned(), "°F".to_owned()];
+        let equipment = "The zone temperature sensor is a YTS-200 wall module with an override button and a znt display.";
+        let setpoints = "A local adjustment is cleared at the end of each occupied period. \
+                         The override button puts the zone group in Occupied mode for 60 minutes.";
+        let texts = [(0, equipment, 1.0), (1, setpoints, 0.9)];
+        let pick = |number: bool| {
+            let focus = Focus {
+                terms: &f,
+                equivalents: &[],
+                units: &units,
+                number,
+            };
+            pick_in(focus, &[], &texts, &[], &[], 1)
+                .into_iter()
+                .map(|p| p.text)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            pick(true),
+            ["The override button puts the zone group in Occupied mode for 60 minutes."]
+        );
+        // Asked for no number, the sentence holding more of the words wins.
+        assert_eq!(pick(false), [equipment]);
     }
 
     /// A table's caption is quoted once: with the row that carries it, not
@@ -1272,6 +1328,7 @@ mod tests {
             terms: &terms,
             equivalents: &eq,
             units: &[],
+            number: false,
         };
         assert_eq!(
             matched_terms(
@@ -1294,6 +1351,7 @@ mod tests {
             terms: &terms,
             equivalents: &eq,
             units: &[],
+            number: false,
         };
         assert_eq!(matched_terms(f, "SAT reset runs in cooling."), terms);
         // Exactly, not by prefix: saturation is not SAT.
