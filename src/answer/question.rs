@@ -13,7 +13,7 @@ use crate::vocab;
 pub struct Question {
     /// The query, trimmed.
     pub text: String,
-    /// The query as it is embedded: its abbreviations followed by the
+    /// The query as it is embedded: its abbreviations replaced by the
     /// words they stand for ([`super::respell::Spelling::spelled_out`]);
     /// set by the pipeline, the query until then.
     pub embedded: String,

@@ -157,7 +157,6 @@ impl Spelling {
             let short = short.to_lowercase();
             let words = words.to_lowercase();
             if short.contains(' ')
-                || short.len() >= words.len()
                 || short.chars().any(|c| c.is_ascii_digit())
                 || words.split(' ').any(|w| w == short)
                 || !letters_of(&short, &words)
@@ -187,9 +186,12 @@ impl Spelling {
     /// are two words.
     pub fn spelled_out(&self, text: &str) -> String {
         let bytes = text.as_bytes();
-        // What joins a word to its neighbour into one name.
+        // What joins a word to its neighbour into one name or word (a
+        // letter outside ASCII: "café" holds no "caf").
         let glued = |b: Option<&u8>| {
-            b.is_some_and(|b| matches!(b, b'-' | b'_' | b'.') || b.is_ascii_alphanumeric())
+            b.is_some_and(|b| {
+                matches!(b, b'-' | b'_' | b'.') || b.is_ascii_alphanumeric() || !b.is_ascii()
+            })
         };
         let mut out = String::with_capacity(text.len() + 32);
         let mut last = 0;
@@ -436,9 +438,6 @@ impl Spelling {
     }
 }
 
-/// Whether two stemmed forms are other forms of each other: both say
-/// something and share no word ("box" / "vav box" qualifies, it does not
-/// abbreviate).
 /// Whether `short` is written with letters of `words`, in order and from
 /// the first: an acronym ("sat" of "supply air temperature") or a
 /// contraction ("stpt" of "setpoint", "brgs" of "bearings"), not a word
@@ -451,6 +450,9 @@ fn letters_of(short: &str, words: &str) -> bool {
     first.is_some() && first == letters.next() && wanted.all(|c| letters.any(|l| l == c))
 }
 
+/// Whether two stemmed forms are other forms of each other: both say
+/// something and share no word ("box" / "vav box" qualifies, it does not
+/// abbreviate).
 fn other_forms(a: &[String], b: &[String]) -> bool {
     !a.is_empty() && !b.is_empty() && !a.iter().any(|w| b.contains(w))
 }
@@ -657,8 +659,8 @@ mod tests {
         assert!(s.equivalents(&focus(&["supply", "fan"])).is_empty());
     }
 
-    /// An everyday word and the sequence's word for it are forms of each
-    /// other; two everyday words for one sequence word are not.
+    /// Abbreviations are spelled out for the embedding where they stand
+    /// alone and abbreviate; the rest stays as typed.
     #[test]
     fn a_question_is_embedded_with_its_abbreviations_spelled_out() {
         let mut s = spelling();
@@ -692,8 +694,12 @@ mod tests {
             s.spelled_out("box monitoring cfm per g36: da?"),
             "box monitoring cfm per g36: da?"
         );
+        // A word is whole: "btné" is no "btn"; a unit beside it is no glue.
+        assert_eq!(s.spelled_out("btné 70 °F btn"), "btné 70 °F button");
     }
 
+    /// An everyday word and the sequence's word for it are forms of each
+    /// other; two everyday words for one sequence word are not.
     #[test]
     fn a_paraphrase_is_a_form_but_not_of_its_siblings() {
         let mut s = spelling();
