@@ -402,11 +402,12 @@ async fn draft(
             selected,
             vector,
         } = &found;
+        let cited: Vec<String> = q.about.iter().chain(&q.implied).cloned().collect();
         let found = documents::Found {
             hits,
             selected: *selected,
             vector: vector.as_deref(),
-            about: &q.about,
+            about: &cited,
             grounder: &snap.grounder,
             view,
             spelling: &snap.spelling,

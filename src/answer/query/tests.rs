@@ -1014,3 +1014,48 @@ async fn a_place_has_what_the_spaces_it_is_made_of_have() {
     let (_, got) = ask_answered(&b, "which zones have a temperature sensor").await;
     assert_eq!(got, set(&["Zone_C"]));
 }
+
+/// The only node of a kind the question names is implied, with its
+/// equipment; a kind with two nodes implies neither.
+#[tokio::test]
+async fn the_only_node_of_a_kind_named_is_implied() {
+    let Some(b) = building("coils.ttl").await else {
+        return;
+    };
+    let view = GraphView::new(&b.topo, &b.onto);
+    let implied = |text: &str| -> BTreeSet<String> {
+        Question::read(text, &b.grounder, &b.cues, view)
+            .implied
+            .iter()
+            .map(|i| crate::vocab::local_name(i).to_owned())
+            .collect()
+    };
+    assert_eq!(
+        implied("what is the supply air temperature setpoint reset range?"),
+        set(&["AHU-1_SAT-SP", "AHU-1"])
+    );
+    assert_eq!(
+        implied("when is the cooling tower enabled?"),
+        set(&["CT-1"])
+    );
+    // Two hot-water coils (AHU-1 HC, VAV-1 RHC): neither is implied.
+    let coil = Question::read(
+        "what does a hot water coil do at night?",
+        &b.grounder,
+        &b.cues,
+        view,
+    );
+    assert!(
+        coil.grounding
+            .payload_fields()
+            .brick_equip
+            .iter()
+            .any(|c| c == "Hot_Water_Coil")
+    );
+    assert!(coil.implied.is_empty());
+    // A node the question names is not implied again.
+    assert_eq!(
+        implied("AHU-1 supply air temperature setpoint?"),
+        set(&["AHU-1_SAT-SP"])
+    );
+}
