@@ -150,7 +150,7 @@ impl Snapshot {
         let topology = Topology::build(store).await?;
         let grounder = Grounder::load(store, &ontology).await?;
         let cues = Cues::load(store).await?;
-        let spelling = Spelling::load(store, &grounder, &cues).await?;
+        let spelling = Spelling::load(store, &grounder, &cues, &ontology).await?;
         Ok(Self {
             ontology: Arc::new(ontology),
             topology: Arc::new(topology),

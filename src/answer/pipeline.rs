@@ -402,7 +402,7 @@ async fn draft(
             selected,
             vector,
         } = &found;
-        let cited: Vec<String> = q.about.iter().chain(&q.implied).cloned().collect();
+        let cited: Vec<String> = q.about.iter().cloned().chain(q.implied(view)).collect();
         let found = documents::Found {
             hits,
             selected: *selected,

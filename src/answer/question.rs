@@ -37,11 +37,6 @@ pub struct Question {
     /// and the equipment of any point named ("vav-2-14 airflow" is about
     /// VAV-2-14).
     pub about: Vec<String>,
-    /// The only node of a kind the question names, and its equipment: in
-    /// a building with one hot-water supply setpoint, "hwst setpoint" is
-    /// HW-SYS's. Cited for a passage whose document mentions it, as a
-    /// named node is; retrieval does not read it.
-    pub implied: Vec<String>,
     /// Other forms of its focus terms (abbreviations, spelled-out words)
     /// a passage may use; set by the pipeline from the spelling
     /// ([`super::respell::Spelling::equivalents`]), none until then.
@@ -135,7 +130,6 @@ impl Question {
                 about.push(owner);
             }
         }
-        let implied = sole_instances(view, &grounding, &about);
         let labels = grounding.entities.iter().map(|e| e.label.clone()).collect();
         let mut kinds: Vec<NamedKind> = Vec::new();
         for e in grounding
@@ -170,13 +164,43 @@ impl Question {
             classes,
             labels,
             about,
-            implied,
             equivalents: Vec::new(),
             units,
             kinds,
             owners,
             broader,
         }
+    }
+
+    /// The only node of a kind the question names (its Brick classes,
+    /// subclasses counted), each with the equipment that has it, leaving
+    /// out what [`Self::about`] holds: in a building with one hot-water
+    /// supply setpoint, "hwst setpoint" is HW-SYS's. A document answer
+    /// cites it for a passage whose document mentions it, as a named node;
+    /// retrieval does not read it, so only a document answer computes it.
+    pub fn implied(&self, view: GraphView<'_>) -> Vec<String> {
+        let fields = self.grounding.payload_fields();
+        let classes = self
+            .grounding
+            .point_types
+            .iter()
+            .filter_map(|p| p.brick_class.as_deref())
+            .chain(fields.brick_equip.iter().map(String::as_str));
+        let mut out: Vec<String> = Vec::new();
+        for class in classes {
+            let class = [vocab::brick(class)];
+            let mut of_kind = view.topo.nodes().filter(|n| view.is_a_any(n, &class));
+            let (Some(only), None) = (of_kind.next(), of_kind.next()) else {
+                continue;
+            };
+            let owner = view.topo.owner_of_point(only);
+            for node in std::iter::once(only.to_owned()).chain(owner) {
+                if !self.about.contains(&node) && !out.contains(&node) {
+                    out.push(node);
+                }
+            }
+        }
+        out
     }
 
     /// Its focus terms with their other forms, as passages are measured.
@@ -221,33 +245,6 @@ fn unknown_models(query: &str, g: &Grounding) -> Vec<String> {
         .filter(|w| !g.unresolved.iter().any(|u| squash(u) == squash(w)))
         .map(|w| w.to_uppercase())
         .collect()
-}
-
-/// The nodes that are the only one of a kind of point or equipment the
-/// grounding names (its Brick classes, subclasses counted), each with the
-/// equipment that has it, leaving out what `about` holds already.
-fn sole_instances(view: GraphView<'_>, g: &Grounding, about: &[String]) -> Vec<String> {
-    let fields = g.payload_fields();
-    let classes = g
-        .point_types
-        .iter()
-        .filter_map(|p| p.brick_class.as_deref())
-        .chain(fields.brick_equip.iter().map(String::as_str));
-    let mut out: Vec<String> = Vec::new();
-    for class in classes {
-        let class = [vocab::brick(class)];
-        let mut of_kind = view.topo.nodes().filter(|n| view.is_a_any(n, &class));
-        let (Some(only), None) = (of_kind.next(), of_kind.next()) else {
-            continue;
-        };
-        let owner = view.topo.owner_of_point(only);
-        for node in std::iter::once(only.to_owned()).chain(owner) {
-            if !about.contains(&node) && !out.contains(&node) {
-                out.push(node);
-            }
-        }
-    }
-    out
 }
 
 /// The Brick equipment classes above `classes` (local names), below the

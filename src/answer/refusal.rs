@@ -297,7 +297,6 @@ mod tests {
             classes: Vec::new(),
             labels: Vec::new(),
             about: Vec::new(),
-            implied: Vec::new(),
             equivalents: Vec::new(),
             units: Vec::new(),
             kinds: Vec::new(),

@@ -12,6 +12,7 @@
 
 use super::synthesize::{Equivalent, term_matches};
 use crate::ground::Grounder;
+use crate::ontology::Ontology;
 use crate::store::{GraphStore, SolutionExt, StoreResult, select};
 use crate::text::{Cue, Cues};
 use crate::vocab::PREFIXES;
@@ -57,11 +58,12 @@ pub struct Respelled {
 
 impl Spelling {
     /// Reads the shorthand from the store; the vocabulary from the grounder
-    /// and the cues.
+    /// and the cues; the Haystack tag names from the ontology index.
     pub async fn load(
         store: &dyn GraphStore,
         grounder: &Grounder,
         cues: &Cues,
+        ontology: &Ontology,
     ) -> StoreResult<Self> {
         // One read for both: the shorthand a question is respelled with,
         // and every abbreviation (shorthand and alias) with its words.
@@ -92,14 +94,7 @@ impl Spelling {
         );
         // A Haystack tag ("ahu", "vav", "co2") is the name documents write
         // too: it is not spelled out for the embedding.
-        let tags: HashSet<String> = select(
-            store,
-            format!("{PREFIXES}SELECT DISTINCT ?name WHERE {{ ?t dq:tagName ?name }}"),
-        )
-        .await?
-        .iter()
-        .map(|r| r.string("name").to_lowercase())
-        .collect();
+        let tags: HashSet<String> = ontology.markers().map(|(n, _)| n.to_lowercase()).collect();
         spelling.set_abbreviations(
             abbreviations
                 .iter()
@@ -185,33 +180,19 @@ impl Spelling {
     /// compound ("AHU-1", "sat-sp", "vav2-16") is left as written; "min/max"
     /// are two words.
     pub fn spelled_out(&self, text: &str) -> String {
-        let bytes = text.as_bytes();
-        // What joins a word to its neighbour into one name or word (a
-        // letter outside ASCII: "café" holds no "caf").
-        let glued = |b: Option<&u8>| {
-            b.is_some_and(|b| {
-                matches!(b, b'-' | b'_' | b'.') || b.is_ascii_alphanumeric() || !b.is_ascii()
-            })
-        };
         let mut out = String::with_capacity(text.len() + 32);
         let mut last = 0;
-        let mut i = 0;
-        while i < bytes.len() {
-            if !bytes[i].is_ascii_alphanumeric() {
-                i += 1;
+        for (start, end) in words(text) {
+            // A compound ("sat-sp") and a word beside a full stop stay as
+            // written.
+            let word = &text[start..end];
+            if word.contains('-') || text[..start].ends_with('.') || text[end..].starts_with('.') {
                 continue;
             }
-            let start = i;
-            while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
-            if glued(start.checked_sub(1).and_then(|j| bytes.get(j))) || glued(bytes.get(i)) {
-                continue;
-            }
-            if let Some(words) = self.abbreviations.get(&text[start..i].to_lowercase()) {
+            if let Some(spelled) = self.abbreviations.get(&word.to_lowercase()) {
                 out.push_str(&text[last..start]);
-                out.push_str(words);
-                last = i;
+                out.push_str(spelled);
+                last = end;
             }
         }
         out.push_str(&text[last..]);
@@ -670,6 +651,7 @@ mod tests {
                 ("btn", "button"),
                 ("SAT", "supply air temperature"),
                 ("stpt", "setpoint"),
+                ("sat-sp", "supply air temperature setpoint"),
                 ("box", "vav box"),
                 ("monitoring", "sensor"),
                 ("cfm", "airflow"),
