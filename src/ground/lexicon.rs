@@ -684,14 +684,16 @@ impl Lexicon {
             surfaces.push((label.to_owned(), i));
         }
         // The tail of a long name, when no other name ends so, names the
-        // node too: "VAV_1" for "Charlie Floor-4 VAV_1".
+        // node too: "VAV_1" for "Charlie Floor-4 VAV_1", and a point's
+        // short name written in capitals ("CWST-SP" for "CW-SYS
+        // CWST-SP"), as a manual writes it in the text of its system.
         let mut tails: HashMap<String, (String, usize, usize)> = HashMap::new();
         for (surface, i) in &surfaces {
             let tokens = text::tokenize(surface);
             for k in 1..tokens.len().saturating_sub(1) {
                 let tail = &tokens[k..];
                 if !tokens[k].gap.is_word_boundary()
-                    || !tail.iter().any(|t| t.numeric)
+                    || !(designation(tail) || tail.iter().any(|t| t.numeric))
                     || !tail.iter().any(|t| !t.numeric)
                 {
                     continue;
@@ -779,6 +781,14 @@ impl Lexicon {
 }
 
 /// Category of a marker from its `skos:broader` chain.
+/// Whether tokens are one word of capitals joined by hyphens or
+/// underscores ("CWST-SP", "HW-DP-SP"): a point's short name, not words.
+fn designation(tokens: &[text::Token]) -> bool {
+    tokens.len() >= 2
+        && tokens.iter().all(|t| t.upper || t.numeric)
+        && tokens[1..].iter().all(|t| t.gap == text::Gap::Hyphen)
+}
+
 fn category_of(name: &str, broader: &HashMap<&str, Vec<&str>>) -> Category {
     let mut seen: HashSet<&str> = HashSet::new();
     let mut stack: Vec<&str> = broader.get(name).cloned().unwrap_or_default();

@@ -82,6 +82,20 @@ async fn spellings_of_a_label_all_find_it_and_near_misses_do_not() {
     assert!(!instances(&g).contains(&"AHU-2"), "{g:?}");
 }
 
+/// A point's short name in capitals, as a manual writes it in the text of
+/// its system, names the point when no other point ends so ("CWST-SP" is
+/// `CW-SYS CWST-SP`); a short name several nodes end with ("SAT-SP" of
+/// each air handler) names none.
+#[tokio::test]
+async fn a_unique_short_name_in_capitals_names_its_point() {
+    let g = ground("The tower fan holds CWST at CWST-SP.").await;
+    assert_eq!(instances(&g), ["CW-SYS CWST-SP"], "{g:?}");
+    let g = ground("HWST-SP is reset from the outside air").await;
+    assert_eq!(instances(&g), ["HW-SYS HWST-SP"], "{g:?}");
+    let g = ground("SAT-SP is reset by trim and respond").await;
+    assert!(instances(&g).is_empty(), "{g:?}");
+}
+
 #[tokio::test]
 async fn longest_label_wins() {
     let g = ground("Is the AHU-2 SF running?").await;

@@ -50,8 +50,23 @@ pub fn picks(
         .iter()
         .map(|(i, ..)| hits[*i].hit.payload.section_title.as_str())
         .collect();
-    // A passage naming the box a named point belongs to is about it too.
-    let names: Vec<String> = q.labels.iter().chain(&q.owners).cloned().collect();
+    // A passage naming the box a named point belongs to is about it too,
+    // and one naming a node by the short name the question wrote
+    // ("CHWST-SP" of "CHW-SYS CHWST-SP").
+    let short = q
+        .grounding
+        .entities
+        .iter()
+        .filter(|e| e.kind == crate::ground::EntityKind::Instance)
+        .filter(|e| crate::text::squash(&e.matched) != crate::text::squash(&e.label))
+        .map(|e| e.matched.clone());
+    let names: Vec<String> = q
+        .labels
+        .iter()
+        .chain(&q.owners)
+        .cloned()
+        .chain(short)
+        .collect();
     let mut picked = synthesize::pick_in(focus, &names, &texts, &naming, &headings, 2);
     let heading = |i: usize| own_heading(&hits[i].hit.payload.section_title);
     // Quote a second chunk only when the best one alone does not hold
