@@ -2098,8 +2098,10 @@ fn anchored(p: &Parts<'_>) -> Reading {
         Some((r, at)) => Some((r, at)),
         // "VAVs on AHU-1" (not "points on VAV-2").
         // ("VAVs on floor 3" asks what is in the place, "which damper is on
-        // the ahu" its parts of that kind: read from the data.)
+        // the ahu" its parts of that kind, "which system is HW-DP-SP on"
+        // the equipment that has the point: read from the data.)
         None if p.has(Cue::On)
+            && !p.view.is_point(&a.iri)
             && specific.is_some_and(|c| {
                 !c.point
                     && !c.location
@@ -2299,6 +2301,18 @@ fn anchored(p: &Parts<'_>) -> Reading {
                 (false, true) => format!("the {what} that are part of {name}"),
                 (false, false) => format!("the parts of {name}"),
             };
+        }
+        // "which system is HW-DP-SP on": the equipment of the kind asked
+        // that has the named point.
+        Rel::Point if p.view.is_point(&a.iri) && specific.is_some_and(|c| !c.point) => {
+            let Some(c) = specific else {
+                return Reading::NotGraph;
+            };
+            plan.body
+                .links
+                .push(link(Rel::Point, x.clone(), anchor.clone(), Reach::Direct));
+            plan.body.types.push((x.clone(), c.iri.clone()));
+            plan.understood = format!("the {} that has {name}", p.class_name(c));
         }
         Rel::Point => {
             if p.is_location(&a.iri) {
@@ -2538,6 +2552,10 @@ fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<(
     let topo = view.topo;
     if topo.out_of(node, TopoRel::HasPoint).iter().any(|n| is(n)) {
         return Some((Rel::Point, true));
+    }
+    // "which system is HW-DP-SP on": the equipment that has the point.
+    if topo.owner_of_point(node).is_some_and(|o| is(&o)) {
+        return Some((Rel::Point, false));
     }
     if topo.parts(node).iter().any(|n| is(n)) {
         return Some((Rel::Part, true));

@@ -289,6 +289,14 @@ async fn on_a_node_that_has_parts_of_the_kind() {
         ask(&b, "which chillers are on VAV-1").await.1,
         set(&["CH-1"])
     );
+    // A kind asked "on" a named point is the equipment that has it, not
+    // what supplies the point (nothing does).
+    for (q, owner) in [
+        ("which vav is VAV-1 ZNT on", "VAV-1"),
+        ("which air handler is AHU-1 SAT on?", "AHU-1"),
+    ] {
+        assert_eq!(ask(&b, q).await.1, set(&[owner]), "{q}");
+    }
 }
 
 /// Equipment "in" a named place: where it is located, through the rooms
