@@ -2114,6 +2114,17 @@ fn anchored(p: &Parts<'_>) -> Reading {
         {
             p.first(Cue::On).map(|at| (Rel::Feeds, at))
         }
+        // "which equipment is AHU-1 SAT-SP on": a kind, however general,
+        // asked before a named point with "on" after it is what has the
+        // point ("the DAT point on vav 1-07 and its brick class" is not).
+        None if p.view.is_point(&a.iri)
+            && p.first(Cue::On).is_some_and(|at| at >= a.span.end)
+            && focus
+                .as_ref()
+                .is_some_and(|c| !c.point && c.span.end <= a.span.start) =>
+        {
+            p.first(Cue::On).map(|at| (Rel::Point, at))
+        }
         None => None,
     };
     let points_asked = p.classes.iter().any(|c| c.point) && rel.is_none();
@@ -2304,14 +2315,18 @@ fn anchored(p: &Parts<'_>) -> Reading {
         }
         // "which system is HW-DP-SP on": the equipment of the kind asked
         // that has the named point.
-        Rel::Point if p.view.is_point(&a.iri) && specific.is_some_and(|c| !c.point) => {
-            let Some(c) = specific else {
+        // (A general word, "equipment", narrows nothing: a system has
+        // points too.)
+        Rel::Point if p.view.is_point(&a.iri) && focus.as_ref().is_some_and(|c| !c.point) => {
+            let Some(c) = focus.as_ref() else {
                 return Reading::NotGraph;
             };
             plan.body
                 .links
                 .push(link(Rel::Point, x.clone(), anchor.clone(), Reach::Direct));
-            plan.body.types.push((x.clone(), c.iri.clone()));
+            if !c.generic {
+                plan.body.types.push((x.clone(), c.iri.clone()));
+            }
             plan.understood = format!("the {} that has {name}", p.class_name(c));
         }
         Rel::Point => {
