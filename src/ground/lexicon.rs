@@ -780,7 +780,6 @@ impl Lexicon {
     }
 }
 
-/// Category of a marker from its `skos:broader` chain.
 /// Whether tokens are one word of capitals joined by hyphens or
 /// underscores ("CWST-SP", "HW-DP-SP"): a point's short name, not words.
 fn designation(tokens: &[text::Token]) -> bool {
@@ -789,6 +788,7 @@ fn designation(tokens: &[text::Token]) -> bool {
         && tokens[1..].iter().all(|t| t.gap == text::Gap::Hyphen)
 }
 
+/// Category of a marker from its `skos:broader` chain.
 fn category_of(name: &str, broader: &HashMap<&str, Vec<&str>>) -> Category {
     let mut seen: HashSet<&str> = HashSet::new();
     let mut stack: Vec<&str> = broader.get(name).cloned().unwrap_or_default();

@@ -1,7 +1,9 @@
 //! The grounder: text → ontology concepts and graph entities.
 //!
 //! [`Grounder::load`] builds a lexicon from the store only — instance labels
-//! of the building models, Yorkland model numbers, Haystack marker names,
+//! of the building models (and the unique tail of a long one: "VAV_1" of
+//! "Charlie Floor-4 VAV_1", a point's short name in capitals, "CWST-SP" of
+//! "CW-SYS CWST-SP"), Yorkland model numbers, Haystack marker names,
 //! equipment kinds, `dq:Alias` abbreviations and Brick class labels — and
 //! [`Grounder::ground`] matches a text against it without I/O. The result is
 //! the `grounding.v1` shape (equipment types, point types, raw tags) plus the
