@@ -182,6 +182,10 @@ pub(crate) struct Lexicon {
     /// First words of equipment labels ("vav", "ahu", "ch", "yvr"): a
     /// number after one of these names a piece of equipment.
     pub label_prefixes: HashSet<String>,
+    /// Phrase keys of points' short names without a number ("cwst sp" of
+    /// "CWST-SP"): a text names the point only where it writes the name
+    /// joined, as a designation ("cwst-sp"), not as words ("fan spd").
+    pub designations: HashSet<String>,
     pub infer: Inferrer,
 }
 
@@ -709,6 +713,9 @@ impl Lexicon {
         let whole: HashSet<String> = surfaces.iter().map(|(s, _)| key(s)).collect();
         for (k, (text, i, n)) in tails {
             if n == 1 && !whole.contains(&k) {
+                if !text::tokenize(&text).iter().any(|t| t.numeric) {
+                    self.designations.insert(k);
+                }
                 surfaces.push((text, i));
             }
         }

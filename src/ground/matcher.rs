@@ -65,7 +65,12 @@ fn acceptable(lex: &Lexicon, tokens: &[Token], h: &Hit) -> bool {
     }
     match h.sense {
         Sense::Instance(_) | Sense::Product(_) => {
-            !h.plural && on_word_boundaries(tokens, h.start, h.end)
+            !h.plural
+                && on_word_boundaries(tokens, h.start, h.end)
+                && (span[1..].iter().all(|t| t.gap != Gap::Space)
+                    || !lex
+                        .designations
+                        .contains(&text::join(span.iter().map(|t| t.norm.as_str()))))
         }
         Sense::Alias(a) => {
             text::letter_count(&lex.aliases[a].text) > 3

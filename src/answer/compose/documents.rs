@@ -13,6 +13,7 @@ use crate::config::AnswerConfig;
 use crate::embed::EmbedError;
 use crate::ground::{Grounder, PayloadFields};
 use crate::ingest::DocService;
+use crate::text::squash;
 use crate::text::{stem, words};
 use crate::vector::ChunkPayload;
 use crate::vocab;
@@ -58,7 +59,7 @@ pub fn picks(
         .entities
         .iter()
         .filter(|e| e.kind == crate::ground::EntityKind::Instance)
-        .filter(|e| crate::text::squash(&e.matched) != crate::text::squash(&e.label))
+        .filter(|e| squash(&e.matched) != squash(&e.label))
         .map(|e| e.matched.clone());
     let names: Vec<String> = q
         .labels
@@ -219,6 +220,29 @@ fn says(text: &[String], phrase: &[String], matches: fn(&str, &str) -> bool) -> 
         && text
             .windows(phrase.len())
             .any(|w| w.iter().zip(phrase).all(|(word, term)| matches(term, word)))
+}
+
+/// The points the question names by the short name a document writes
+/// ("HW-DP" of "HW-SYS HW-DP") that no quoted text names as a word: a
+/// passage about another point ("CHW-DP, measured across the AHU-2 cooling
+/// coil", "HW-DP-SP") answers something else.
+fn short_names_missing(
+    entities: &[crate::ground::Entity],
+    is_point: impl Fn(&str) -> bool,
+    quoted: &[&str],
+) -> Vec<String> {
+    let words: std::collections::HashSet<String> = quoted
+        .iter()
+        .flat_map(|t| t.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_')))
+        .map(squash)
+        .collect();
+    entities
+        .iter()
+        .filter(|e| e.kind == crate::ground::EntityKind::Instance && is_point(&e.iri))
+        .filter(|e| squash(&e.matched) != squash(&e.label))
+        .filter(|e| !words.contains(&squash(&e.matched)))
+        .map(|e| e.matched.clone())
+        .collect()
 }
 
 /// The focus terms that are words of one of the documents' paths (as the
@@ -559,6 +583,15 @@ pub async fn answer(
                 .any(|t| k.named_in(t))
         })
         .map(|k| k.said.clone())
+        .chain(short_names_missing(
+            &q.grounding.entities,
+            |iri| found.view.is_point(iri),
+            &picked
+                .iter()
+                .map(|p| p.text.as_str())
+                .chain(headings.iter().copied())
+                .collect::<Vec<_>>(),
+        ))
         .collect();
     // Which documents a word names is read only when the question has a
     // word that may name one: every document in the graph, or the
@@ -756,6 +789,36 @@ mod tests {
         );
         assert!(document_terms(&terms, &["golden/corpus/northfield_service_log.md"]).is_empty());
         assert!(document_terms(&terms, &[]).is_empty());
+    }
+
+    /// A point the question names by its short name must be named as a
+    /// word by what is quoted: "CHW-DP" and "HW-DP-SP" do not name
+    /// "HW-DP"; a point named by its whole label, and equipment, are not
+    /// required.
+    #[test]
+    fn a_point_named_by_its_short_name_must_be_quoted() {
+        let entity = |iri: &str, label: &str, matched: &str| crate::ground::Entity {
+            iri: iri.into(),
+            label: label.into(),
+            kind: crate::ground::EntityKind::Instance,
+            class: None,
+            confidence: 0.95,
+            matched: matched.into(),
+            span: Default::default(),
+        };
+        let named = [
+            entity("nf:HW-SYS_HW-DP", "HW-SYS HW-DP", "hw-dp"),
+            entity("nf:AHU-1_SAT", "AHU-1 SAT", "ahu-1 sat"),
+            entity("nf:AHU-1", "AHU-1", "ahu1"),
+        ];
+        let is_point = |iri: &str| iri.contains('_');
+        let other = [
+            "the remote loop differential pressure CHW-DP, measured across \
+                      the AHU-2 cooling coil, at its setpoint CHW-DP-SP; HW-DP-SP is 4 psi.",
+        ];
+        assert_eq!(short_names_missing(&named, is_point, &other), ["hw-dp"]);
+        let own = ["HW-DP is measured at the end of the loop (HW-DP)."];
+        assert!(short_names_missing(&named, is_point, &own).is_empty());
     }
 
     /// An abstention names a document as the question wrote it, with the

@@ -2083,6 +2083,19 @@ fn anchored(p: &Parts<'_>) -> Reading {
         plan.typed = true;
         return Reading::Plan(Box::new(plan));
     }
+    // "whose point is BASIN-T": what has the named point.
+    if p.view.is_point(&a.iri) && p.words.iter().any(|w| w.text == "whose") {
+        let body = Block {
+            links: vec![link(Rel::Point, x, anchor, Reach::Direct)],
+            ..Block::default()
+        };
+        return Reading::Plan(Box::new(Plan::new(
+            shape,
+            X,
+            body,
+            format!("what has {name}"),
+        )));
+    }
     // "which sensor measures discharge air temp on vav1": the node named
     // through another is the answer; the generic word only says what it is.
     // ("… and its brick class" asks more: left to the rest.)

@@ -295,6 +295,7 @@ async fn on_a_node_that_has_parts_of_the_kind() {
         ("which vav is VAV-1 ZNT on", "VAV-1"),
         ("which air handler is AHU-1 SAT on?", "AHU-1"),
         ("which equipment is AHU-1 SAT on?", "AHU-1"),
+        ("whose point is VAV-1 ZNT", "VAV-1"),
     ] {
         assert_eq!(ask(&b, q).await.1, set(&[owner]), "{q}");
     }
