@@ -88,18 +88,19 @@ async fn spellings_of_a_label_all_find_it_and_near_misses_do_not() {
 /// each air handler) names none, and words are no short name.
 #[tokio::test]
 async fn a_unique_short_name_in_capitals_names_its_point() {
-    let g = ground("The tower fan holds CWST at CWST-SP.").await;
-    assert_eq!(instances(&g), ["CW-SYS CWST-SP"], "{g:?}");
-    let g = ground("HWST-SP is reset from the outside air").await;
-    assert_eq!(instances(&g), ["HW-SYS HWST-SP"], "{g:?}");
-    let g = ground("SAT-SP is reset by trim and respond").await;
-    assert!(instances(&g).is_empty(), "{g:?}");
     // Typed in lower case it is still the name; written as words it is
     // not ("fan spd" is the fan speed of any fan, not CT-1 FAN-SPD).
-    let g = ground("cwst-sp reset off oat").await;
-    assert_eq!(instances(&g), ["CW-SYS CWST-SP"], "{g:?}");
-    let g = ground("medium fan spd reset on oat").await;
-    assert!(instances(&g).is_empty(), "{g:?}");
+    let cases: [(&str, &[&str]); 5] = [
+        ("The tower fan holds CWST at CWST-SP.", &["CW-SYS CWST-SP"]),
+        ("HWST-SP is reset from the outside air", &["HW-SYS HWST-SP"]),
+        ("SAT-SP is reset by trim and respond", &[]),
+        ("cwst-sp reset off oat", &["CW-SYS CWST-SP"]),
+        ("medium fan spd reset on oat", &[]),
+    ];
+    for (text, named) in cases {
+        let g = ground(text).await;
+        assert_eq!(instances(&g), named, "{text}: {g:?}");
+    }
 }
 
 #[tokio::test]
