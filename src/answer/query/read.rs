@@ -2108,6 +2108,13 @@ fn anchored(p: &Parts<'_>) -> Reading {
         return named_through(p, a, shape);
     }
     let rel = match p.relation() {
+        // "CHWST-SP belongs to what system": a point is no part; what it
+        // belongs to is what has it.
+        Some((Rel::Part, at))
+            if p.view.is_point(&a.iri) && focus.as_ref().is_none_or(|c| !c.point) =>
+        {
+            Some((Rel::Point, at))
+        }
         Some((r, at)) => Some((r, at)),
         // "VAVs on AHU-1" (not "points on VAV-2").
         // ("VAVs on floor 3" asks what is in the place, "which damper is on
@@ -2330,17 +2337,19 @@ fn anchored(p: &Parts<'_>) -> Reading {
         // that has the named point.
         // (A general word, "equipment", narrows nothing: a system has
         // points too.)
-        Rel::Point if p.view.is_point(&a.iri) && focus.as_ref().is_some_and(|c| !c.point) => {
-            let Some(c) = focus.as_ref() else {
-                return Reading::NotGraph;
-            };
+        Rel::Point if p.view.is_point(&a.iri) && focus.as_ref().is_none_or(|c| !c.point) => {
             plan.body
                 .links
                 .push(link(Rel::Point, x.clone(), anchor.clone(), Reach::Direct));
-            if !c.generic {
-                plan.body.types.push((x.clone(), c.iri.clone()));
-            }
-            plan.understood = format!("the {} that has {name}", p.class_name(c));
+            plan.understood = match focus.as_ref() {
+                Some(c) => {
+                    if !c.generic {
+                        plan.body.types.push((x.clone(), c.iri.clone()));
+                    }
+                    format!("the {} that has {name}", p.class_name(c))
+                }
+                None => format!("what has {name}"),
+            };
         }
         Rel::Point => {
             if p.is_location(&a.iri) {

@@ -296,6 +296,8 @@ async fn on_a_node_that_has_parts_of_the_kind() {
         ("which air handler is AHU-1 SAT on?", "AHU-1"),
         ("which equipment is AHU-1 SAT on?", "AHU-1"),
         ("whose point is VAV-1 ZNT", "VAV-1"),
+        ("VAV-1 ZNT belongs to what vav?", "VAV-1"),
+        ("what does AHU-1 SAT belong to", "AHU-1"),
     ] {
         assert_eq!(ask(&b, q).await.1, set(&[owner]), "{q}");
     }
