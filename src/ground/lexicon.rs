@@ -691,7 +691,9 @@ impl Lexicon {
         // node too: "VAV_1" for "Charlie Floor-4 VAV_1", and a point's
         // short name written in capitals ("CWST-SP" for "CW-SYS
         // CWST-SP"), as a manual writes it in the text of its system.
-        let mut tails: HashMap<String, (String, usize, usize)> = HashMap::new();
+        // Tail key → (text, node, nodes ending so, a short name without a
+        // number).
+        let mut tails: HashMap<String, (String, usize, usize, bool)> = HashMap::new();
         for (surface, i) in &surfaces {
             let tokens = text::tokenize(surface);
             for k in 1..tokens.len().saturating_sub(1) {
@@ -703,7 +705,8 @@ impl Lexicon {
                     continue;
                 }
                 let text = surface[tokens[k].start..].to_owned();
-                let e = tails.entry(key(&text)).or_insert((text, *i, 0));
+                let bare = !tail.iter().any(|t| t.numeric);
+                let e = tails.entry(key(&text)).or_insert((text, *i, 0, bare));
                 if e.1 != *i || e.2 == 0 {
                     e.2 += 1;
                 }
@@ -711,9 +714,9 @@ impl Lexicon {
             }
         }
         let whole: HashSet<String> = surfaces.iter().map(|(s, _)| key(s)).collect();
-        for (k, (text, i, n)) in tails {
+        for (k, (text, i, n, bare)) in tails {
             if n == 1 && !whole.contains(&k) {
-                if !text::tokenize(&text).iter().any(|t| t.numeric) {
+                if bare {
                     self.designations.insert(k);
                 }
                 surfaces.push((text, i));

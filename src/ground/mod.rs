@@ -155,6 +155,16 @@ pub struct Entity {
     pub span: Span,
 }
 
+impl Entity {
+    /// Whether the text names this instance by a shorter name of it than
+    /// its label (a unique tail or short name: "CWST-SP" of "CW-SYS
+    /// CWST-SP"), written as documents write it.
+    pub fn by_short_name(&self) -> bool {
+        self.kind == EntityKind::Instance
+            && crate::text::squash(&self.matched) != crate::text::squash(&self.label)
+    }
+}
+
 /// The grounding of one text: `grounding.v1` plus entities, unresolved
 /// names and `gconf`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]

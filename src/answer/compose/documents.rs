@@ -13,8 +13,7 @@ use crate::config::AnswerConfig;
 use crate::embed::EmbedError;
 use crate::ground::{Grounder, PayloadFields};
 use crate::ingest::DocService;
-use crate::text::squash;
-use crate::text::{stem, words};
+use crate::text::{squash, stem, words};
 use crate::vector::ChunkPayload;
 use crate::vocab;
 
@@ -58,8 +57,7 @@ pub fn picks(
         .grounding
         .entities
         .iter()
-        .filter(|e| e.kind == crate::ground::EntityKind::Instance)
-        .filter(|e| squash(&e.matched) != squash(&e.label))
+        .filter(|e| e.by_short_name())
         .map(|e| e.matched.clone());
     let names: Vec<String> = q
         .labels
@@ -238,8 +236,7 @@ fn short_names_missing(
         .collect();
     entities
         .iter()
-        .filter(|e| e.kind == crate::ground::EntityKind::Instance && is_point(&e.iri))
-        .filter(|e| squash(&e.matched) != squash(&e.label))
+        .filter(|e| e.by_short_name() && is_point(&e.iri))
         .filter(|e| !words.contains(&squash(&e.matched)))
         .map(|e| e.matched.clone())
         .collect()
