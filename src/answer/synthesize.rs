@@ -61,7 +61,31 @@ pub(crate) fn term_matches(term: &str, word: &str) -> bool {
         // The plural of a short word the stemmer leaves whole: "ahus" is
         // held by "AHU-1", "fans" by "fan".
         || (w.len() == 3 && term.strip_suffix('s') == Some(w.as_str()))
+        || same_verb(term, &w)
         || superlative_root(term).is_some_and(|root| degree_of(root, word, &w))
+}
+
+/// Whether a term and a stemmed word are one short verb, one of them with
+/// the doubled consonant the stemmer leaves of its "-ing" or "-ed" form
+/// ("runn" of "running" and "run" or "runs", "stopp" of "stopped" and
+/// "stop"): the prefix rule leaves a word of three letters out.
+fn same_verb(term: &str, w: &str) -> bool {
+    let bare = |form: &str, root: &str| form == root || form.strip_suffix('s') == Some(root);
+    undoubled(term).is_some_and(|root| bare(w, root))
+        || undoubled(w).is_some_and(|root| bare(term, root))
+}
+
+/// A stem without the consonant the stemmer left doubled ("runn" → "run",
+/// "shutt" → "shut"); `None` for one that ends otherwise, or in a letter
+/// English doubles in the word itself ("install", "pass", "buzz").
+fn undoubled(stem: &str) -> Option<&str> {
+    let b = stem.as_bytes();
+    let n = b.len();
+    (n >= 4
+        && b[n - 1] == b[n - 2]
+        && b[n - 1].is_ascii_alphabetic()
+        && !b"aeiouylsz".contains(&b[n - 1]))
+    .then(|| &stem[..n - 1])
 }
 
 /// The adjective a superlative term is the highest degree of ("earliest"
@@ -852,6 +876,14 @@ mod tests {
         // A question's date holds the records of that month.
         assert!(term_matches("2025-06", "2025-06-18"));
         assert!(!term_matches("2025-06", "2025-07-06"));
+        // A short verb and its "-ing" or "-ed" form, either way round.
+        assert!(term_matches(&stem("running"), "run"));
+        assert!(term_matches(&stem("running"), "runs"));
+        assert!(term_matches("run", "running"));
+        assert!(term_matches(&stem("stopped"), "stop"));
+        assert!(term_matches(&stem("shutting"), "shut"));
+        assert!(!term_matches(&stem("running"), "rung"));
+        assert_eq!(undoubled("install"), None, "English doubles the l itself");
     }
 
     /// A superlative is held by the adjective's other degrees, and only
