@@ -264,14 +264,45 @@ fn document_terms(terms: &[String], paths: &[&str]) -> Vec<String> {
 fn naming_candidates<'q>(
     q: &'q Question,
     held: &[String],
-    spelling: &crate::answer::respell::Spelling,
+    may_name: impl Fn(&String) -> bool,
 ) -> Vec<&'q String> {
     q.focus()
         .terms
         .iter()
-        .filter(|t| !t.chars().all(|c| c.is_ascii_digit() || c == '.'))
-        .filter(|t| !spelling.is_domain_term(t))
+        .filter(|t| may_name(t))
         .filter(|t| !held.contains(t))
+        .collect()
+}
+
+/// Whether a focus term may name a document: no number, no word of the
+/// models or the ontology.
+fn may_name_document(term: &str, spelling: &crate::answer::respell::Spelling) -> bool {
+    !term.chars().all(|c| c.is_ascii_digit() || c == '.') && !spelling.is_domain_term(term)
+}
+
+/// The held terms, less a word that may name a document (`may_name`)
+/// which only documents that lack part of the answer hold
+/// (`by_document`: what each quoted document holds): "Basis: ASHRAE
+/// Guideline 36 … edited for this project", quoted beside another
+/// document's "After a filter change, confirm the FLTR-DP reading drops",
+/// does not make the filter note what Guideline 36 says. The word is
+/// then measured as one that names a document.
+fn held_with_the_answer(
+    held: &[String],
+    by_document: &[Vec<String>],
+    may_name: impl Fn(&String) -> bool,
+) -> Vec<String> {
+    held.iter()
+        .filter(|t| {
+            if !may_name(t) {
+                return true;
+            }
+            let with: Vec<&Vec<String>> = by_document.iter().filter(|d| d.contains(t)).collect();
+            held.iter()
+                .filter(|s| !may_name(s))
+                .all(|s| with.iter().any(|d| d.contains(s)))
+        })
+        .cloned()
         .collect()
 }
 
@@ -557,16 +588,35 @@ pub async fn answer(
         .iter()
         .map(|i| top[*i].hit.payload.source_ref.as_str())
         .collect();
+    let passage = with_neighbours(q.focus(), &picked, |i| &top[i].hit.payload.node_content);
     let Measured {
         asked,
         naming,
         held,
-    } = measure(
-        q,
-        &with_neighbours(q.focus(), &picked, |i| &top[i].hit.payload.node_content),
-        &headings,
-        &paths,
-    );
+    } = measure(q, &passage, &headings, &paths);
+    // What each quoted document holds of the question, its passage and
+    // its headings.
+    let mut documents: Vec<&str> = paths.clone();
+    documents.sort_unstable();
+    documents.dedup();
+    let held_by_document: Vec<Vec<String>> = documents
+        .iter()
+        .map(|d| {
+            let mine = |i: &usize| top[*i].hit.payload.source_ref == *d;
+            let sentences: Vec<Picked> = passage
+                .iter()
+                .filter(|p| mine(&p.source))
+                .cloned()
+                .collect();
+            let own: Vec<&str> = used
+                .iter()
+                .zip(&headings)
+                .filter(|(i, _)| mine(i))
+                .map(|(_, h)| *h)
+                .collect();
+            synthesize::held(q.focus(), &q.labels, &sentences, &own).terms
+        })
+        .collect();
     // A kind the question names by name ("humidity setpoint") is what it
     // asks about: a passage that does not name it answers something else.
     let kinds_missing: Vec<String> = q
@@ -593,7 +643,12 @@ pub async fn answer(
     // Which documents a word names is read only when the question has a
     // word that may name one: every document in the graph, or the
     // retrieved ones when the graph cannot say.
-    let candidates = naming_candidates(q, &held.terms, found.spelling);
+    let may_name = |t: &String| may_name_document(t, found.spelling);
+    let candidates = naming_candidates(
+        q,
+        &held_with_the_answer(&held.terms, &held_by_document, may_name),
+        may_name,
+    );
     let documents_missing = if candidates.is_empty() {
         Vec::new()
     } else {
@@ -786,6 +841,28 @@ mod tests {
         );
         assert!(document_terms(&terms, &["golden/corpus/northfield_service_log.md"]).is_empty());
         assert!(document_terms(&terms, &[]).is_empty());
+    }
+
+    /// A word that may name a document counts as held only where a
+    /// document holding it holds the rest of the answer too.
+    #[test]
+    fn a_document_word_is_held_beside_the_answer() {
+        let owned = |ws: &[&str]| ws.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+        let may_name = |t: &String| ["guidelin", "chang"].contains(&t.as_str());
+        let held = owned(&["guidelin", "air", "handler", "filter", "chang"]);
+        // "Guideline 36" in one document's basis line, the filter in
+        // another's note: the filter note is not what the guideline says.
+        let apart = [
+            owned(&["guidelin", "air", "handler"]),
+            owned(&["air", "handler", "filter", "chang"]),
+        ];
+        assert_eq!(
+            held_with_the_answer(&held, &apart, may_name),
+            owned(&["air", "handler", "filter", "chang"])
+        );
+        // One document holding both: the word is held.
+        let together = [held.clone(), owned(&["air", "handler"])];
+        assert_eq!(held_with_the_answer(&held, &together, may_name), held);
     }
 
     /// A point the question names by its short name must be named as a
