@@ -82,6 +82,7 @@ impl NamedKind {
                         equivalents,
                         units: &[],
                         number: false,
+                        kinds: &[],
                     },
                     text,
                 )
@@ -210,6 +211,7 @@ impl Question {
             equivalents: &self.equivalents,
             units: &self.units,
             number: self.reading.number,
+            kinds: &self.kinds,
         }
     }
 

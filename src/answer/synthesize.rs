@@ -149,6 +149,9 @@ pub struct Focus<'a> {
     /// "how long", "trigger"): a sentence that states none does not answer
     /// it.
     pub number: bool,
+    /// The kinds the question names by name ("co2 sensors"): a passage
+    /// that names none of them does not answer it.
+    pub kinds: &'a [super::question::NamedKind],
 }
 
 impl<'a> Focus<'a> {
@@ -159,6 +162,7 @@ impl<'a> Focus<'a> {
             equivalents: &[],
             units: &[],
             number: false,
+            kinds: &[],
         }
     }
 }
@@ -524,6 +528,35 @@ fn pick_from(
     let states = |p: &Picked| !p.matched.is_empty() && states_quantity(&p.text, focus.units);
     if focus.number && !out.iter().any(states) && all.iter().any(|(p, _)| states(p)) {
         all.retain(|(p, _)| states(p));
+        (out, first) = select(&all, max);
+    }
+    // Nor is a question that names kinds ("in the rooms with co2
+    // sensors") answered by sentences that name one of them nowhere, in
+    // their text or their heading: when the sentences picked leave one
+    // unnamed, the best that name them all and hold a term are picked
+    // instead ("In zones with a CO2 sensor, demand controlled ventilation
+    // raises the active minimum …" over a service-log entry on one box's
+    // CO2 input).
+    let heading_of = |p: &Picked| {
+        texts
+            .iter()
+            .position(|(s, ..)| *s == p.source)
+            .and_then(|pos| headings.get(pos))
+            .map(|h| camel_spaced(h))
+            .unwrap_or_default()
+    };
+    let unnamed = |ps: &[&Picked]| {
+        focus.kinds.iter().any(|k| {
+            !ps.iter()
+                .any(|p| k.named_in(&p.text) || k.named_in(&heading_of(p)))
+        })
+    };
+    if unnamed(&out.iter().collect::<Vec<_>>())
+        && all
+            .iter()
+            .any(|(p, _)| !p.matched.is_empty() && !unnamed(&[p]))
+    {
+        all.retain(|(p, _)| !p.matched.is_empty() && !unnamed(&[p]));
         (out, first) = select(&all, max);
     }
     // The sentence after the best one often holds the cause, the value or
@@ -947,6 +980,7 @@ mod tests {
                     equivalents: &[],
                     units,
                     number: false,
+                    kinds: &[],
                 },
                 &[],
                 &[(0, text, 0.0)],
@@ -969,6 +1003,7 @@ mod tests {
                 equivalents: &[],
                 units: &units,
                 number: false,
+                kinds: &[],
             },
             &[],
             &[(0, text, 0.0)],
@@ -1099,6 +1134,7 @@ mod tests {
                 equivalents: &[],
                 units: &units,
                 number,
+                kinds: &[],
             };
             pick_in(focus, &[], &texts, &[], &[], 1)
                 .into_iter()
@@ -1111,6 +1147,50 @@ mod tests {
         );
         // Asked for no number, the sentence holding more of the words wins.
         assert_eq!(pick(false), [equipment]);
+    }
+
+    /// A question that names a kind is answered by a sentence that names
+    /// it (or stands under a heading that does), though another holds more
+    /// of its words.
+    #[test]
+    fn a_question_naming_a_kind_picks_a_sentence_naming_it() {
+        let f = focus(&["room", "dcv", "box", "minimum", "airflow"]);
+        let stems = |t: &str| words(t).iter().map(|w| stem(w)).collect::<Vec<_>>();
+        let kinds = [crate::answer::question::NamedKind {
+            said: "co2 sensors".into(),
+            words: stems("co2 sensors"),
+            label: stems("CO2 Sensor"),
+            equivalents: Vec::new(),
+        }];
+        let log = "The CO2 input was configured for 0-5 V, so the dcv box minimum airflow in the room stayed low.";
+        let sequence = "In zones with a CO2 sensor, dcv raises the active minimum from Vmin at 700 ppm.";
+        let texts = [(0, log, 1.0), (1, sequence, 0.9)];
+        let pick = |kinds| {
+            let focus = Focus {
+                kinds,
+                ..Focus::plain(&f)
+            };
+            pick_in(focus, &[], &texts, &[], &["Service log", ""], 1)
+                .into_iter()
+                .map(|p| p.text)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(pick(&kinds), [sequence]);
+        // Named by no kind, the sentence holding more of the words wins.
+        assert_eq!(pick(&[]), [log]);
+        // A heading that names the kind names it for its sentences.
+        let under = pick_in(
+            Focus {
+                kinds: &kinds,
+                ..Focus::plain(&f)
+            },
+            &[],
+            &texts,
+            &[],
+            &["CO2 sensor checks", ""],
+            1,
+        );
+        assert_eq!(under[0].text, log);
     }
 
     /// A table's caption is quoted once: with the row that carries it, not
@@ -1361,6 +1441,7 @@ mod tests {
             equivalents: &eq,
             units: &[],
             number: false,
+            kinds: &[],
         };
         assert_eq!(
             matched_terms(
@@ -1384,6 +1465,7 @@ mod tests {
             equivalents: &eq,
             units: &[],
             number: false,
+            kinds: &[],
         };
         assert_eq!(matched_terms(f, "SAT reset runs in cooling."), terms);
         // Exactly, not by prefix: saturation is not SAT.
