@@ -274,6 +274,26 @@ fn naming_candidates<'q>(
         .collect()
 }
 
+/// The picked sentences, less those of documents the question does not
+/// name when one is from a document it names (`path`: a chunk's document;
+/// `terms`: the focus terms; `may_name`: whether a term may name a
+/// document): "g36 mz ahu freeze stg 3 shutdown … how does it get reset"
+/// is answered from the G36 pages, not by a G36 page's freeze-stage line
+/// with the campus sequence's reset sentence beside it.
+fn from_named_documents<'h>(
+    picked: Vec<Picked>,
+    path: impl Fn(usize) -> &'h str,
+    terms: &[String],
+    may_name: impl Fn(&String) -> bool,
+) -> Vec<Picked> {
+    let named = |i: usize| document_terms(terms, &[path(i)]).iter().any(&may_name);
+    if picked.iter().any(|p| named(p.source)) {
+        picked.into_iter().filter(|p| named(p.source)).collect()
+    } else {
+        picked
+    }
+}
+
 /// Whether a focus term may name a document: no number, no word of the
 /// models or the ontology.
 fn may_name_document(term: &str, spelling: &crate::answer::respell::Spelling) -> bool {
@@ -523,7 +543,12 @@ pub async fn answer(
         let asked = kinds.words.iter().map(|w| w.join(" ")).collect();
         return Ok((Draft::Abstain(refusal::Reason::OtherEquipment(asked)), None));
     }
-    let picked = picks(cfg, q, found.hits, found.selected, &off);
+    let picked = from_named_documents(
+        picks(cfg, q, found.hits, found.selected, &off),
+        |i| top[i].hit.payload.source_ref.as_str(),
+        q.focus().terms,
+        |t| may_name_document(t, found.spelling),
+    );
     let mut used: Vec<usize> = Vec::new();
     for p in &picked {
         if !used.contains(&p.source) {
@@ -841,6 +866,39 @@ mod tests {
         );
         assert!(document_terms(&terms, &["golden/corpus/northfield_service_log.md"]).is_empty());
         assert!(document_terms(&terms, &[]).is_empty());
+    }
+
+    /// When a picked sentence is from a document the question names, the
+    /// sentences of documents it does not name are not quoted with it.
+    #[test]
+    fn a_question_naming_documents_is_answered_from_them() {
+        let paths = [
+            "docs/g36/AHUs_MultiZone_VAV_Economizers_Subsequences_Enable.html",
+            "golden/corpus/northfield_soo_ahu.md",
+        ];
+        let quote = |source: usize, text: &str| Picked {
+            source,
+            text: text.to_owned(),
+            matched: Vec::new(),
+            score: 0.0,
+        };
+        let picked = vec![
+            quote(0, "Additional conditions are: freeze protection (stage 0-3)."),
+            quote(1, "Stage 3 requires a manual reset at the AHU controller."),
+        ];
+        let texts = |ps: &[Picked]| ps.iter().map(|p| p.text.clone()).collect::<Vec<_>>();
+        let terms: Vec<String> = ["g36", "freez", "reset"].map(String::from).to_vec();
+        let may_name = |t: &String| t == "g36";
+        let got = from_named_documents(picked.clone(), |i| paths[i], &terms, may_name);
+        assert_eq!(texts(&got), texts(&picked[..1]));
+        // A question naming no document keeps both.
+        let plain: Vec<String> = ["freez", "reset"].map(String::from).to_vec();
+        let got = from_named_documents(picked.clone(), |i| paths[i], &plain, may_name);
+        assert_eq!(texts(&got), texts(&picked));
+        // Whichever comes first.
+        let swapped: Vec<Picked> = picked.iter().rev().cloned().collect();
+        let got = from_named_documents(swapped, |i| paths[i], &terms, may_name);
+        assert_eq!(texts(&got), texts(&picked[..1]));
     }
 
     /// A word that may name a document counts as held only where a
