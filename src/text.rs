@@ -157,6 +157,11 @@ pub fn is_date_term(term: &str) -> bool {
     }
 }
 
+/// Whether a word names a month ("june", "feb").
+pub fn names_a_month(word: &str) -> bool {
+    month(word).is_some()
+}
+
 /// The month (1–12) a word names: its English name or an abbreviation of
 /// three letters or more ("feb", "sept").
 fn month(word: &str) -> Option<u8> {

@@ -355,12 +355,12 @@ async fn draft(
                 trace.graph.unread.join(" ")
             ),
         })
-    } else if let Some(left) = beyond_a_class(&q, &trace.graph.unread)
+    } else if let Some(left) = beyond_the_reading(&q, &trace.graph.unread)
         && step.facts.iter().any(|f| !f.negative)
     {
         tracing::info!(
             words = left.len(),
-            "a question about a class says more than the class; the graph does not answer"
+            "the question says more than the graph read; the graph does not answer"
         );
         Some(Reason::Unsupported {
             understood: format!("a question about {}", q.labels.join(", ")),
@@ -450,9 +450,15 @@ async fn draft(
     Ok(d)
 }
 
-/// The words a question about a class (no named node) says beyond what
-/// the graph read, when they outnumber the words the graph read, or when
-/// one of them is what the question asks of the class: "title 24 zone w/
+/// The words a question says beyond what the graph read, when they
+/// outnumber the words the graph read (the names and kinds the grounder
+/// found), dates aside, or, for a question about a class (no named node),
+/// when one of them is what the question asks of the class. "The cooling
+/// tower on the Building A roof - what kind of sticky summer day was it
+/// sized for …" reads "cooling tower" and "Building A" and leaves seven
+/// words: where the tower is located does not answer it, while "the june
+/// 2024 log entry puts vav3-02 on ahu1 - which unit actually supplies it"
+/// leaves "log" and "entry" besides its date. "title 24 zone w/
 /// an occupancy sensor - when the room's empty, what does the box's
 /// occupied min airflow drop to" reads "occupancy sensor" and leaves seven
 /// words; "what's the cal interval for the outside air temp sensors" asks
@@ -460,22 +466,42 @@ async fn draft(
 /// outside air temperature sensor of the campus) answer neither. A word
 /// left beside a longer class ("chw supply temp setpoint point for the
 /// plant") is a qualifier the answer keeps in view.
-fn beyond_a_class<'a>(q: &Question, unread: &'a [String]) -> Option<Vec<&'a str>> {
+fn beyond_the_reading<'a>(q: &Question, unread: &'a [String]) -> Option<Vec<&'a str>> {
+    let left: Vec<&str> = unread.iter().map(String::as_str).collect();
+    // A date says which record a question's claim comes from ("the june
+    // 2024 log entry puts vav3-02 on ahu1"), not what it asks of a node.
+    let undated = left
+        .iter()
+        .filter(|w| !crate::text::names_a_month(w) && !w.chars().all(|c| c.is_ascii_digit()))
+        .count();
+    // The bytes of the question the grounder read: the names it matched
+    // and the kinds it found.
+    let mut read_at = vec![false; q.lower.len()];
+    for span in q
+        .grounding
+        .entities
+        .iter()
+        .map(|e| e.span)
+        .chain(q.grounding.kind_mentions().map(|(span, _)| span))
+    {
+        for b in read_at.iter_mut().take(span.end).skip(span.start) {
+            *b = true;
+        }
+    }
+    let read_text: String = q
+        .lower
+        .char_indices()
+        .map(|(i, c)| if read_at.get(i).copied().unwrap_or(false) { c } else { ' ' })
+        .collect();
+    let read = crate::text::words(&read_text).len();
+    let outnumbered = read > 0 && left.len() > read;
     if q.grounding
         .entities
         .iter()
         .any(|e| e.kind != EntityKind::Class)
     {
-        return None;
+        return (read > 0 && undated > read).then_some(left);
     }
-    let left: Vec<&str> = unread.iter().map(String::as_str).collect();
-    let read: usize = q
-        .grounding
-        .entities
-        .iter()
-        .map(|e| crate::text::words(&e.matched).len())
-        .sum();
-    let outnumbered = read > 0 && left.len() > read;
     let asked_of = q
         .words
         .windows(2)

@@ -352,6 +352,31 @@ async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
 }
 
 #[tokio::test]
+async fn a_question_saying_more_of_a_node_than_the_graph_reads_is_not_a_graph_fact() {
+    // The graph reads "cooling tower" and "Building A" and none of the
+    // seven words that ask about the tower's design: where it is located
+    // (once the answer) does not say what it was sized for.
+    let v = chat(
+        "the cooling tower on the Building A roof - what summer wet-bulb day was it sized for, and how close to that does it cool the water?",
+    )
+    .await;
+    assert!(
+        !evidence_files(&v).iter().any(|f| f.ends_with(".ttl")),
+        "{v}"
+    );
+    // A date and the record it names say where a claim comes from, not
+    // what is asked of the box: the graph still answers what feeds it.
+    let v = chat("the 2024 service log says vav3-02 hangs off ahu1 - what really feeds it?").await;
+    assert_eq!(v["status"], "success", "{v}");
+    assert!(
+        v["answer"]["answer"]
+            .as_str()
+            .is_some_and(|a| a.contains("AHU-2")),
+        "{v}"
+    );
+}
+
+#[tokio::test]
 async fn a_question_that_only_mentions_a_kind_of_point_asks_the_sequence() {
     // The graph reads "co2 sensor" and nothing else: the list of the CO2
     // sensors (once the answer) does not say what the airflow minimum is
