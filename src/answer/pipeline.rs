@@ -491,7 +491,13 @@ fn beyond_the_reading<'a>(q: &Question, unread: &'a [String]) -> Option<Vec<&'a 
     let read_text: String = q
         .lower
         .char_indices()
-        .map(|(i, c)| if read_at.get(i).copied().unwrap_or(false) { c } else { ' ' })
+        .map(|(i, c)| {
+            if read_at.get(i).copied().unwrap_or(false) {
+                c
+            } else {
+                ' '
+            }
+        })
         .collect();
     let read = crate::text::words(&read_text).len();
     let outnumbered = read > 0 && left.len() > read;

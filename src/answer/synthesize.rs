@@ -1163,7 +1163,8 @@ mod tests {
             equivalents: Vec::new(),
         }];
         let log = "The CO2 input was configured for 0-5 V, so the dcv box minimum airflow in the room stayed low.";
-        let sequence = "In zones with a CO2 sensor, dcv raises the active minimum from Vmin at 700 ppm.";
+        let sequence =
+            "In zones with a CO2 sensor, dcv raises the active minimum from Vmin at 700 ppm.";
         let texts = [(0, log, 1.0), (1, sequence, 0.9)];
         let pick = |kinds| {
             let focus = Focus {

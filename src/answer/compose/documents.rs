@@ -883,7 +883,10 @@ mod tests {
             score: 0.0,
         };
         let picked = vec![
-            quote(0, "Additional conditions are: freeze protection (stage 0-3)."),
+            quote(
+                0,
+                "Additional conditions are: freeze protection (stage 0-3).",
+            ),
             quote(1, "Stage 3 requires a manual reset at the AHU controller."),
         ];
         let texts = |ps: &[Picked]| ps.iter().map(|p| p.text.clone()).collect::<Vec<_>>();
