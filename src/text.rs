@@ -157,6 +157,21 @@ pub fn is_date_term(term: &str) -> bool {
     }
 }
 
+/// `text` with the bytes inside the byte ranges `spans` (`inside`) or
+/// outside them kept and the others blanked: what a reader read of a
+/// question, or what it left.
+pub fn masked(text: &str, spans: impl IntoIterator<Item = (usize, usize)>, inside: bool) -> String {
+    let mut marked = vec![false; text.len()];
+    for (start, end) in spans {
+        for b in marked.iter_mut().take(end).skip(start) {
+            *b = true;
+        }
+    }
+    text.char_indices()
+        .map(|(i, c)| if marked[i] == inside { c } else { ' ' })
+        .collect()
+}
+
 /// Whether a word names a month ("june", "feb").
 pub fn names_a_month(word: &str) -> bool {
     month(word).is_some()

@@ -187,22 +187,13 @@ pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
 /// words: "is rvav the same as a vav box with reheat" says "reheat" beyond
 /// the two classes the grounder read ("vav box"), and is not asked.
 fn only_classes_said(cues: &Cues, lower: &str, g: &Grounding, cue: Cue) -> bool {
-    let mut said: Vec<bool> = vec![false; lower.len()];
-    let mut mark = |start: usize, end: usize| {
-        for b in said.iter_mut().take(end).skip(start) {
-            *b = true;
-        }
-    };
-    let phrases: Vec<(usize, usize)> = cues
+    let mut said: Vec<(usize, usize)> = cues
         .list(cue)
         .iter()
         .flat_map(|p| phrase_at(lower, p).map(move |at| (at, at + p.len())))
         .collect();
-    if phrases.is_empty() {
+    if said.is_empty() {
         return false;
-    }
-    for (start, end) in phrases {
-        mark(start, end);
     }
     // A mention runs on over the words of its class's own name that
     // follow it ("vav box": the grounder reads "vav").
@@ -222,23 +213,15 @@ fn only_classes_said(cues: &Cues, lower: &str, g: &Grounding, cue: Cue) -> bool 
         }) {
             end = next;
         }
-        mark(span.start, end);
+        said.push((span.start, end));
     }
-    let rest: String = lower
-        .char_indices()
-        .map(|(i, c)| {
-            if said.get(i).copied().unwrap_or(true) {
-                ' '
-            } else {
-                c
-            }
+    words(&crate::text::masked(lower, said, false))
+        .iter()
+        .all(|x| {
+            [Cue::FunctionWord, Cue::StopWord, Cue::FrameWord, Cue::YesNo]
+                .iter()
+                .any(|c| cues.is(*c, x))
         })
-        .collect();
-    words(&rest).iter().all(|x| {
-        [Cue::FunctionWord, Cue::StopWord, Cue::FrameWord, Cue::YesNo]
-            .iter()
-            .any(|c| cues.is(*c, x))
-    })
 }
 
 /// The Brick classes a grounding names, as classes, kinds of equipment or

@@ -474,31 +474,16 @@ fn beyond_the_reading<'a>(q: &Question, unread: &'a [String]) -> Option<Vec<&'a 
         .iter()
         .filter(|w| !crate::text::names_a_month(w) && !w.chars().all(|c| c.is_ascii_digit()))
         .count();
-    // The bytes of the question the grounder read: the names it matched
-    // and the kinds it found.
-    let mut read_at = vec![false; q.lower.len()];
-    for span in q
+    // What the grounder read of the question: the names it matched and
+    // the kinds it found.
+    let spans = q
         .grounding
         .entities
         .iter()
         .map(|e| e.span)
         .chain(q.grounding.kind_mentions().map(|(span, _)| span))
-    {
-        for b in read_at.iter_mut().take(span.end).skip(span.start) {
-            *b = true;
-        }
-    }
-    let read_text: String = q
-        .lower
-        .char_indices()
-        .map(|(i, c)| {
-            if read_at.get(i).copied().unwrap_or(false) {
-                c
-            } else {
-                ' '
-            }
-        })
-        .collect();
+        .map(|span| (span.start, span.end));
+    let read_text = crate::text::masked(&q.lower, spans, true);
     let read = crate::text::words(&read_text).len();
     let outnumbered = read > 0 && left.len() > read;
     if q.grounding

@@ -19,13 +19,16 @@ use crate::vocab;
 
 /// The sentences a document answer would quote from the `selected` top
 /// chunks of `hits`, leaving out the chunks in `off` (about other
-/// equipment than the question asks about).
+/// equipment than the question asks about) and, when one is from a
+/// document the question names, those of documents it does not name
+/// (`may_name`: whether a focus term may name a document).
 pub fn picks(
     cfg: &AnswerConfig,
     q: &Question,
     hits: &[Scored],
     selected: usize,
     off: &[usize],
+    may_name: impl Fn(&String) -> bool,
 ) -> Vec<Picked> {
     // A chunk's rank decides between sentences holding as much of the
     // question, not over one holding more: its weight is its reranked
@@ -84,7 +87,13 @@ pub fn picks(
             picked = own;
         }
     }
-    picked
+    let named = |i: usize| {
+        texts
+            .iter()
+            .position(|(j, ..)| *j == i)
+            .is_some_and(|pos| naming[pos].iter().any(&may_name))
+    };
+    from_named_documents(picked, named)
 }
 
 /// What a passage is measured on, measured: the focus terms it must hold,
@@ -275,18 +284,12 @@ fn naming_candidates<'q>(
 }
 
 /// The picked sentences, less those of documents the question does not
-/// name when one is from a document it names (`path`: a chunk's document;
-/// `terms`: the focus terms; `may_name`: whether a term may name a
-/// document): "g36 mz ahu freeze stg 3 shutdown … how does it get reset"
-/// is answered from the G36 pages, not by a G36 page's freeze-stage line
-/// with the campus sequence's reset sentence beside it.
-fn from_named_documents<'h>(
-    picked: Vec<Picked>,
-    path: impl Fn(usize) -> &'h str,
-    terms: &[String],
-    may_name: impl Fn(&String) -> bool,
-) -> Vec<Picked> {
-    let named = |i: usize| document_terms(terms, &[path(i)]).iter().any(&may_name);
+/// name when one is from a document it names (`named`: whether the
+/// question names the document of a chunk): "g36 mz ahu freeze stg 3
+/// shutdown … how does it get reset" is answered from the G36 pages, not
+/// by a G36 page's freeze-stage line with the campus sequence's reset
+/// sentence beside it.
+fn from_named_documents(picked: Vec<Picked>, named: impl Fn(usize) -> bool) -> Vec<Picked> {
     if picked.iter().any(|p| named(p.source)) {
         picked.into_iter().filter(|p| named(p.source)).collect()
     } else {
@@ -543,12 +546,8 @@ pub async fn answer(
         let asked = kinds.words.iter().map(|w| w.join(" ")).collect();
         return Ok((Draft::Abstain(refusal::Reason::OtherEquipment(asked)), None));
     }
-    let picked = from_named_documents(
-        picks(cfg, q, found.hits, found.selected, &off),
-        |i| top[i].hit.payload.source_ref.as_str(),
-        q.focus().terms,
-        |t| may_name_document(t, found.spelling),
-    );
+    let may_name = |t: &String| may_name_document(t, found.spelling);
+    let picked = picks(cfg, q, found.hits, found.selected, &off, may_name);
     let mut used: Vec<usize> = Vec::new();
     for p in &picked {
         if !used.contains(&p.source) {
@@ -668,7 +667,6 @@ pub async fn answer(
     // Which documents a word names is read only when the question has a
     // word that may name one: every document in the graph, or the
     // retrieved ones when the graph cannot say.
-    let may_name = |t: &String| may_name_document(t, found.spelling);
     let candidates = naming_candidates(
         q,
         &held_with_the_answer(&held.terms, &held_by_document, may_name),
@@ -891,16 +889,24 @@ mod tests {
         ];
         let texts = |ps: &[Picked]| ps.iter().map(|p| p.text.clone()).collect::<Vec<_>>();
         let terms: Vec<String> = ["g36", "freez", "reset"].map(String::from).to_vec();
-        let may_name = |t: &String| t == "g36";
-        let got = from_named_documents(picked.clone(), |i| paths[i], &terms, may_name);
+        // Whether the question's terms name the document of chunk `i`
+        // by "g36", the word that may name one here.
+        fn named<'a>(terms: &'a [String], paths: &'a [&str]) -> impl Fn(usize) -> bool + 'a {
+            move |i| {
+                document_terms(terms, &[paths[i]])
+                    .iter()
+                    .any(|t| t == "g36")
+            }
+        }
+        let got = from_named_documents(picked.clone(), named(&terms, &paths));
         assert_eq!(texts(&got), texts(&picked[..1]));
         // A question naming no document keeps both.
         let plain: Vec<String> = ["freez", "reset"].map(String::from).to_vec();
-        let got = from_named_documents(picked.clone(), |i| paths[i], &plain, may_name);
+        let got = from_named_documents(picked.clone(), named(&plain, &paths));
         assert_eq!(texts(&got), texts(&picked));
         // Whichever comes first.
         let swapped: Vec<Picked> = picked.iter().rev().cloned().collect();
-        let got = from_named_documents(swapped, |i| paths[i], &terms, may_name);
+        let got = from_named_documents(swapped, named(&terms, &paths));
         assert_eq!(texts(&got), texts(&picked[..1]));
     }
 
