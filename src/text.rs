@@ -563,6 +563,8 @@ pub enum Cue {
     Things,
     /// What a feeds relation carries ("air", "water").
     Medium,
+    /// Verbs of making, before a medium ("make that chilled water").
+    Making,
     /// Asks for a value by a word that also names things ("temperature",
     /// "setpoint") or for a time or frequency ("how often").
     Quantity,

@@ -295,7 +295,12 @@ pub fn read(
         .windows(2)
         .any(|p| cues.is(Cue::Which, &p[0]) && cues.is(Cue::Place, &p[1]));
     let location_subject = instances.iter().any(|e| is_location(&e.iri));
-    if cues.any(Cue::Location, w)
+    // "where does VAV-2-03 get its chw from" asks a supplier, not a place.
+    let source_asked = w
+        .iter()
+        .skip_while(|x| !cues.is(Cue::Location, x))
+        .any(|x| x == "from");
+    if (cues.any(Cue::Location, w) && !source_asked)
         || place_question
         || (location_subject && cues.any(Cue::Contents, w))
     {
@@ -466,6 +471,9 @@ mod tests {
         let e = || g(vec![entity("VAV-2-14", "VAV-2-14")]);
         assert!(read_q(&c, "list the points on VAV-2-14", &e(), false, false).has(Intent::Points));
         assert!(read_q(&c, "where is VAV-2-14 located", &e(), false, false).has(Intent::Location));
+        // "where … from" asks a supplier, not a place.
+        let source = "vav-2-14 is cooling only, so where does it get its chw from";
+        assert!(!read_q(&c, source, &e(), false, false).has(Intent::Location));
         assert!(read_q(&c, "what model is VAV-2-14", &e(), false, false).has(Intent::Product));
         assert!(read_q(&c, "haystack tags on VAV-2-14?", &e(), false, false).has(Intent::Tags));
         assert!(

@@ -1081,10 +1081,11 @@ impl<'a> Parts<'a> {
             .filter(|w| number(&w.text).is_none() && w.text.len() > 1)
             .filter(|w| {
                 !Cue::question_cues()
-                    .filter(|&c| c != Cue::Medium)
+                    .filter(|&c| c != Cue::Medium && c != Cue::Making)
                     .any(|c| self.cues.is(c, &w.text))
             })
             .filter(|w| !self.medium_word(w) && !self.medium_kind(w))
+            .filter(|w| self.made_at().is_none_or(|m| m.start != w.span.start))
             .map(|w| w.text.clone())
             .collect()
     }
@@ -1155,7 +1156,7 @@ impl<'a> Parts<'a> {
                 .iter()
                 .any(|&c| self.cues.is(c, t))
                 || RECEIVING.contains(&t)
-                || matches!(t, "make" | "makes")
+                || self.cues.is(Cue::Making, t)
         };
         let before = self.words[..at]
             .iter()
@@ -1184,6 +1185,20 @@ impl<'a> Parts<'a> {
             .map(|x| x.span.start)
     }
 
+    /// Where a verb of making stands before a medium word in a supply
+    /// relation ("make" of "what machines make that chilled water"), if
+    /// one does: the question asks for what produces the medium, not for a
+    /// product's make.
+    fn made_at(&self) -> Option<Span> {
+        let at = self.words.iter().position(|w| self.medium_word(w))?;
+        self.words[..at]
+            .iter()
+            .rev()
+            .find(|x| !medium_filler(&x.text))
+            .filter(|x| self.cues.is(Cue::Making, &x.text))
+            .map(|x| x.span)
+    }
+
     /// Whether a medium word stands in a supply relation.
     fn medium_said(&self) -> bool {
         self.words.iter().any(|w| self.medium_word(w))
@@ -1209,36 +1224,59 @@ impl<'a> Parts<'a> {
     /// fan, a chiller) is kept.
     fn other_medium(&self, medium: (&str, Option<&str>), nodes: Vec<String>) -> Vec<String> {
         let (medium, kind) = medium;
+        nodes
+            .into_iter()
+            .filter(|node| {
+                let (carried, kinds) = self.media_of(node);
+                (!carried.is_empty() && !carried.contains(&medium))
+                    || kind.is_some_and(|k| !kinds.is_empty() && !kinds.contains(&k))
+            })
+            .collect()
+    }
+
+    /// The media a node's kind carries and the kinds of medium it names,
+    /// by its classes' Brick tags and their equivalents' (a hot-water coil:
+    /// water, hot; an air handler: air; a supply fan or a plain chiller:
+    /// none).
+    fn media_of(&self, node: &str) -> (Vec<&'a str>, Vec<&'a str>) {
         let onto = self.view.onto;
-        let named =
-            |tags: &std::collections::BTreeSet<String>, words: &[&'a str]| -> Vec<&'a str> {
-                words
-                    .iter()
-                    .copied()
-                    .filter(|w| onto.brick_tags_for(w).iter().any(|t| tags.contains(t)))
-                    .collect()
-            };
-        let media: Vec<&str> = self
+        // A class and its equivalents carry the same tags (`brick:AHU`,
+        // which real models use, is Air_Handling_Unit, whose tags say Air).
+        let mut tags = std::collections::BTreeSet::new();
+        for t in self.view.topo.types(node) {
+            if let Some(c) = onto.class(t) {
+                tags.extend(c.tags.iter().cloned());
+                for e in &c.equivalent {
+                    if let Some(e) = onto.class(e) {
+                        tags.extend(e.tags.iter().cloned());
+                    }
+                }
+            }
+        }
+        let named = |words: &[&'a str]| -> Vec<&'a str> {
+            words
+                .iter()
+                .copied()
+                .filter(|w| onto.brick_tags_for(w).iter().any(|t| tags.contains(t)))
+                .collect()
+        };
+        let media: Vec<&'a str> = self
             .cues
             .list(Cue::Medium)
             .iter()
             .map(String::as_str)
             .collect();
-        nodes
-            .into_iter()
-            .filter(|node| {
-                let mut tags = std::collections::BTreeSet::new();
-                for t in self.view.topo.types(node) {
-                    if let Some(c) = self.view.onto.class(t) {
-                        tags.extend(c.tags.iter().cloned());
-                    }
-                }
-                let carried = named(&tags, &media);
-                let kinds = named(&tags, MEDIUM_KINDS);
-                (!carried.is_empty() && !carried.contains(&medium))
-                    || kind.is_some_and(|k| !kinds.is_empty() && !kinds.contains(&k))
-            })
-            .collect()
+        (named(&media), named(MEDIUM_KINDS))
+    }
+
+    /// Whether a node's own kind carries the medium asked: its tags name
+    /// the medium, and the kind asked when they name a kind.
+    fn carries(&self, medium: (&str, Option<&str>), node: &str) -> bool {
+        let (carried, kinds) = self.media_of(node);
+        carried.contains(&medium.0)
+            && medium
+                .1
+                .is_none_or(|k| kinds.is_empty() || kinds.contains(&k))
     }
 
     /// Byte offsets where a cue's words or phrases occur.
@@ -1411,12 +1449,14 @@ impl<'a> Parts<'a> {
             found.push((p, Rel::Feeds));
         }
         // "where does VAV-2-14 get its air from": the supplier of a medium;
-        // "where does VAV-2-14 get its hot water": a medium received.
+        // "where does VAV-2-14 get its hot water": a medium received;
+        // "what makes its chilled water": a medium made.
         if self.medium_said() {
             found.extend(
                 self.cue_at(Cue::Source)
                     .into_iter()
                     .chain(self.received_at())
+                    .chain(self.made_at().map(|s| s.start))
                     .map(|p| (p, Rel::Feeds)),
             );
         }
@@ -1652,10 +1692,15 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     let path_to_kind = p.has(Cue::Path) && p.nodes.len() == 1 && !p.specific().is_empty();
     // "does the model have": the building's model, no product's.
     let unscoped = p.cues.without_scope(p.lower);
+    // "what machines make that chilled water": a verb of making, no
+    // product's make.
+    let made = p.made_at();
     let said = |c: Cue| {
-        p.cue_spans(c)
-            .iter()
-            .any(|s| c != Cue::Product || !unscoped[s.start..s.end].trim().is_empty())
+        p.cue_spans(c).iter().any(|s| {
+            c != Cue::Product
+                || (!unscoped[s.start..s.end].trim().is_empty()
+                    && made.is_none_or(|m| m.start != s.start))
+        })
     };
     // "is a damper position command a kind of setpoint": how kinds relate
     // is the ontology's to say, whatever the building has.
@@ -2247,49 +2292,138 @@ fn anchored(p: &Parts<'_>) -> Reading {
     let what = specific.map_or_else(|| "what".to_owned(), |c| p.class_name(c));
     match rel {
         Rel::Feeds => {
-            let downstream = feeds_down(p, a, at);
-            let (from, to) = if downstream {
-                (anchor.clone(), x.clone())
-            } else {
-                (x.clone(), anchor.clone())
-            };
-            let mut l = link(Rel::Feeds, from, to, reach);
+            // What makes a node's medium stands upstream of it, wherever
+            // the node is said ("vav 3-07 - what makes its chilled water").
+            let downstream = p.made_at().is_none() && feeds_down(p, a, at);
             let topo = p.view.topo;
-            let parts = topo.parts(&a.iri);
-            let medium = p.medium().filter(|_| reach == Reach::Direct);
+            let hop = |n: &str| {
+                if downstream {
+                    topo.out_of(n, TopoRel::Feeds)
+                } else {
+                    topo.into(n, TopoRel::Feeds)
+                }
+            };
+            // "what machines make that chilled water": what produces the
+            // medium, wherever upstream it stands (a kind asked, "which
+            // chillers make …", is the chain of supply typed).
+            let making = p.made_at().is_some() && !downstream && specific.is_none();
+            let medium = p.medium().filter(|_| reach == Reach::Direct || making);
             // "what does the reheat coil get hot water from" where the one
             // coil is a chilled-water coil: the node and each of its parts
             // carry another medium than the one asked (an air handler's
             // coils carry water though it carries air), and no list of its
             // suppliers answers.
             let group: Vec<String> = std::iter::once(a.iri.clone())
-                .chain(parts.iter().cloned())
+                .chain(topo.parts(&a.iri))
                 .collect();
             let members = group.len();
             if let Some((said, kind)) = medium
                 && p.other_medium((said, kind), group).len() == members
             {
-                let asked = kind.map_or(said.to_owned(), |k| format!("{k} {said}"));
+                let asked = medium_words((said, kind));
                 return Reading::Unsupported {
                     understood: format!("what supplies {name} with {asked}"),
                     why: format!("{name} is of a kind that carries another medium than {asked}"),
                 };
             }
+            // The node the medium is asked of: the named one, or, when it
+            // takes none of it itself, the equipment its air comes from.
+            let mut node = a.iri.clone();
+            let mut through: Vec<String> = Vec::new();
+            if let Some(m) = medium
+                && !downstream
+                && medium_from_parts(p, &node, m)
+                && medium_feeders(p, &node, m, &hop).is_empty()
+            {
+                // "where does vav 3-07 get its chilled water from": the
+                // box's one coil takes hot water, its air comes from AHU-2,
+                // whose cooling coil the chilled water enters.
+                let fans = hop(&node);
+                let mut wholes: Vec<String> = fans
+                    .iter()
+                    .flat_map(|f| std::iter::once(f.clone()).chain(topo.containers(f)))
+                    .filter(|w| *w != node)
+                    .filter(|w| p.carries(m, w) || topo.parts(w).iter().any(|x| p.carries(m, x)))
+                    .collect();
+                wholes.sort();
+                wholes.dedup();
+                let asked = medium_words(m);
+                let [whole] = wholes.as_slice() else {
+                    return Reading::Unsupported {
+                        understood: format!("what supplies {name} with {asked}"),
+                        why: format!(
+                            "none of {name}'s parts takes {asked}, and the building data names no one unit it gets air from whose parts do"
+                        ),
+                    };
+                };
+                through.push(a.iri.clone());
+                through.extend(
+                    fans.iter()
+                        .filter(|f| *f == whole || topo.containers(f).contains(whole))
+                        .cloned(),
+                );
+                node = whole.clone();
+            }
+            if making && let Some(m) = medium {
+                let asked = MadeBy {
+                    named: &a.iri,
+                    name: &name,
+                    node: &node,
+                    medium: m,
+                    through,
+                };
+                return made_by(p, plan, asked);
+            }
+            let anchor = Slot::Node(node.clone());
+            let (from, to) = if downstream {
+                (anchor.clone(), x.clone())
+            } else {
+                (x.clone(), anchor.clone())
+            };
+            let mut l = link(Rel::Feeds, from, to, reach);
+            let parts = topo.parts(&node);
             if let Some(medium) = medium {
                 // A medium asked: neither through the node's parts that
-                // carry another, nor from or to equipment that does.
-                let neighbours: Vec<String> = std::iter::once(a.iri.clone())
+                // carry another, nor from or to equipment that does, nor
+                // what feeds the node itself when the medium enters it
+                // through its parts (a box's fan supplies air, its reheat
+                // coil's pump the hot water).
+                let neighbours: Vec<String> = std::iter::once(node.clone())
                     .chain(parts.iter().cloned())
-                    .flat_map(|n| {
-                        if downstream {
-                            topo.out_of(&n, TopoRel::Feeds)
-                        } else {
-                            topo.into(&n, TopoRel::Feeds)
-                        }
-                    })
+                    .flat_map(|n| hop(&n))
                     .collect();
                 l.not_through = p.other_medium(medium, parts.clone());
-                plan.excluded.extend(p.other_medium(medium, neighbours));
+                plan.excluded
+                    .extend(p.other_medium(medium, neighbours.clone()));
+                plan.excluded.extend(air_side(p, &node, medium));
+                if medium_from_parts(p, &node, medium) {
+                    let by_parts = medium_feeders(p, &node, medium, &hop);
+                    plan.excluded
+                        .extend(hop(&node).into_iter().filter(|f| !by_parts.contains(f)));
+                }
+                // Equipment stands next to the node, none of it known to
+                // carry the medium asked: "none" would deny what the data
+                // does not say ("what supplies air to ahu-2 sf", fed by
+                // the cooling coil, whose kind names water).
+                let outside = |n: &String| *n != node && !parts.contains(n);
+                let next: Vec<String> = neighbours.into_iter().filter(outside).collect();
+                let left = std::iter::once(&node)
+                    .chain(parts.iter().filter(|x| !l.not_through.contains(x)))
+                    .flat_map(|n| hop(n))
+                    .filter(outside)
+                    .any(|n| !plan.excluded.contains(&n));
+                if !next.is_empty() && !left {
+                    let (said, kind) = medium;
+                    let asked = medium_words((said, kind));
+                    let name = p.name(&node);
+                    return Reading::Unsupported {
+                        understood: format!("what supplies {name} with {asked}"),
+                        why: format!(
+                            "the building data records what {} {name}, none of it as carrying {asked}",
+                            if downstream { "is fed by" } else { "feeds" }
+                        ),
+                    };
+                }
             }
             plan.hop_guessed = reach == Reach::Direct && near && !direct_asked && medium.is_none();
             plan.direct_asked = direct_asked;
@@ -2297,23 +2431,31 @@ fn anchored(p: &Parts<'_>) -> Reading {
             // The supply inside the node (its damper feeding its coil) is
             // not what feeds it or what it feeds; a chain may also come
             // back to what the node is part of.
-            plan.excluded.push(a.iri.clone());
+            plan.excluded.push(node.clone());
             plan.excluded.extend(parts);
+            plan.excluded.extend(through.iter().cloned());
             if reach == Reach::Transitive {
-                plan.excluded.extend(p.view.topo.containers(&a.iri));
+                plan.excluded.extend(p.view.topo.containers(&node));
             }
+            let node_name = p.name(&node);
             plan.understood = format!(
-                "{what} {} {name}{}",
+                "{what} {} {node_name}{}",
                 if downstream { "is fed by" } else { "feeds" },
                 match (reach, medium) {
-                    (Reach::Direct, Some((medium, kind))) => format!(
-                        " directly ({})",
-                        kind.map_or(medium.to_owned(), |k| format!("{k} {medium}"))
-                    ),
+                    (Reach::Direct, Some((medium, kind))) =>
+                        format!(" directly ({})", medium_words((medium, kind))),
                     (Reach::Direct, None) => " directly".to_owned(),
                     _ => ", through any chain of supply".to_owned(),
                 }
             );
+            if let Some((medium, kind)) = medium.filter(|_| !through.is_empty()) {
+                let asked = medium_words((medium, kind));
+                plan.understood = format!(
+                    "{name} takes no {asked} itself: it gets its air from {node_name}; {}",
+                    plan.understood
+                );
+                plan.cited.extend(through);
+            }
         }
         Rel::Part => {
             let part_of = p.first(Cue::PartOf);
@@ -2507,6 +2649,184 @@ fn named_through(p: &Parts<'_>, a: &NodeMention, shape: Shape) -> Reading {
 
 /// Whether the node, one of its parts or a space it is in has an edge of
 /// the relation.
+/// What a production question is asked of: the node named (`named`, said
+/// `name`), the
+/// node the medium is asked of (`node`: the named one, or the equipment its
+/// air comes from), the medium, and the nodes the question went through to
+/// reach `node`.
+struct MadeBy<'s> {
+    named: &'s str,
+    name: &'s str,
+    node: &'s str,
+    medium: (&'s str, Option<&'s str>),
+    through: Vec<String>,
+}
+
+/// "What machines make the chilled water for AHU-2": the equipment
+/// upstream of where the medium enters the node (its parts that carry it,
+/// or the node) along the supply of that medium — past what carries
+/// another medium, and past the node's own parts (its filter and coils
+/// feed each other with air) — that does not carry the medium under its
+/// kind's name: the chiller that makes chilled water, not the chilled
+/// water pumps that carry it. The graph checks each: it feeds, through
+/// any chain, where the medium enters.
+fn made_by(p: &Parts<'_>, mut plan: Plan, asked: MadeBy<'_>) -> Reading {
+    let MadeBy {
+        named,
+        name,
+        node,
+        medium,
+        through,
+    } = asked;
+    let topo = p.view.topo;
+    let parts = topo.parts(node);
+    let said = medium_words(medium);
+    let mut entries: Vec<String> = parts
+        .iter()
+        .filter(|x| p.carries(medium, x))
+        .cloned()
+        .collect();
+    if entries.is_empty() {
+        entries.push(node.to_owned());
+    }
+    let mut seen: Vec<String> = std::iter::once(node.to_owned())
+        .chain(parts.iter().cloned())
+        .chain(air_side(p, node, medium))
+        .collect();
+    let mut frontier = entries.clone();
+    let mut upstream: Vec<String> = Vec::new();
+    while let Some(n) = frontier.pop() {
+        for f in topo.into(&n, TopoRel::Feeds) {
+            if seen.contains(&f) {
+                continue;
+            }
+            seen.push(f.clone());
+            if p.other_medium(medium, vec![f.clone()]).is_empty() {
+                upstream.push(f.clone());
+                frontier.push(f);
+            }
+        }
+    }
+    // What carries the medium says so in its kind: a chilled water pump
+    // names chilled water, the chiller does not.
+    let carrier = |n: &String| {
+        let (media, kinds) = p.media_of(n);
+        match medium.1 {
+            Some(k) => kinds.contains(&k),
+            None => media.contains(&medium.0),
+        }
+    };
+    let makers: Vec<String> = upstream.iter().filter(|n| !carrier(n)).cloned().collect();
+    let node_name = p.name(node);
+    if makers.is_empty() {
+        return Reading::Unsupported {
+            understood: format!("what makes the {said} {node_name} gets"),
+            why: if upstream.is_empty() {
+                format!("the building data records nothing that supplies {node_name} with {said}")
+            } else {
+                format!(
+                    "the building data shows what carries {said} to {node_name}, not equipment that makes it"
+                )
+            },
+        };
+    }
+    let x = Slot::var(X);
+    plan.body.values = makers.iter().map(|m| (X.to_owned(), m.clone())).collect();
+    plan.body.any_of = vec![
+        entries
+            .iter()
+            .map(|e| {
+                link(
+                    Rel::Feeds,
+                    x.clone(),
+                    Slot::Node(e.clone()),
+                    Reach::Transitive,
+                )
+            })
+            .collect(),
+    ];
+    plan.excluded.push(node.to_owned());
+    plan.excluded.extend(parts);
+    plan.excluded.extend(through.iter().cloned());
+    let entered: Vec<String> = entries.iter().map(|e| p.name(e)).collect();
+    plan.understood = format!(
+        "what makes the {said} {node_name} gets, upstream of {} (past what only carries it)",
+        entered.join(", ")
+    );
+    if !through.is_empty() {
+        plan.understood = format!(
+            "{name} takes no {said} itself: it gets its air from {node_name}; {}",
+            plan.understood
+        );
+        plan.cited.extend(through);
+    }
+    if !plan.cited.iter().any(|c| c == named) {
+        plan.cited.push(named.to_owned());
+    }
+    Reading::Plan(Box::new(plan))
+}
+
+/// A medium as the question said it, with its kind ("chilled water").
+fn medium_words((medium, kind): (&str, Option<&str>)) -> String {
+    kind.map_or(medium.to_owned(), |k| format!("{k} {medium}"))
+}
+
+/// The other parts of the equipment `node` is part of, when that
+/// equipment's kind carries another medium altogether (air, asked water):
+/// an air handler's filter, dampers and fans feed its hot-water coil air,
+/// not hot water. (A chilled-water system asked for condenser water is no
+/// such equipment: its pumps carry water, the condenser's among them.)
+fn air_side(p: &Parts<'_>, node: &str, medium: (&str, Option<&str>)) -> Vec<String> {
+    let topo = p.view.topo;
+    topo.containers(node)
+        .into_iter()
+        .filter(|c| {
+            let (media, _) = p.media_of(c);
+            !media.is_empty() && !media.contains(&medium.0)
+        })
+        .flat_map(|c| topo.parts(&c))
+        .filter(|x| x != node)
+        .collect()
+}
+
+/// Whether a medium asked of `node` enters it through its parts: the node's
+/// own kind does not carry it, and its kind carries another medium or one
+/// of its parts carries the medium asked (of whatever kind: a box whose
+/// reheat coil takes hot water takes no water itself).
+fn medium_from_parts(p: &Parts<'_>, node: &str, medium: (&str, Option<&str>)) -> bool {
+    if p.carries(medium, node) {
+        return false;
+    }
+    let (own, _) = p.media_of(node);
+    (!own.is_empty() && !own.contains(&medium.0))
+        || p.view
+            .topo
+            .parts(node)
+            .iter()
+            .any(|x| p.media_of(x).0.contains(&medium.0))
+}
+
+/// What supplies `node` with a medium through its parts: the neighbours
+/// (`hop`) of its parts that carry no other medium, themselves carrying no
+/// other, and not the node or its parts.
+fn medium_feeders(
+    p: &Parts<'_>,
+    node: &str,
+    medium: (&str, Option<&str>),
+    hop: &dyn Fn(&str) -> Vec<String>,
+) -> Vec<String> {
+    let parts = p.view.topo.parts(node);
+    let other_parts = p.other_medium(medium, parts.clone());
+    let found: Vec<String> = parts
+        .iter()
+        .filter(|x| !other_parts.contains(x))
+        .flat_map(|x| hop(x))
+        .filter(|f| f != node && !parts.contains(f))
+        .collect();
+    let other = p.other_medium(medium, found.clone());
+    found.into_iter().filter(|f| !other.contains(f)).collect()
+}
+
 fn touches(p: &Parts<'_>, node: &str, rel: Rel) -> bool {
     let topo = p.view.topo;
     let tr = topo_rel(rel);

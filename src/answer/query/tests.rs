@@ -690,6 +690,46 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     assert_eq!(got, set(&["CHWP-1", "CWP-1"]));
     let (_, got) = ask(&b, "where does VAV-1 get its air from").await;
     assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]));
+    // The box's hot water enters its reheat coil: the fan that supplies
+    // its air is no supplier of water.
+    for q in [
+        "where does VAV-1 get its hot water from",
+        "what supplies hot water to vav-1",
+    ] {
+        let (_, got) = ask(&b, q).await;
+        assert_eq!(got, set(&["HWP-1"]), "{q}");
+    }
+    // No part of the box takes chilled water: its air does, at the air
+    // handler it comes from, whose cooling coil the pump feeds.
+    for q in [
+        "where does VAV-1 get its chilled water from",
+        "what supplies chilled water to vav-1",
+    ] {
+        let (_, got) = ask(&b, q).await;
+        assert_eq!(got, set(&["CHWP-1"]), "{q}");
+    }
+    // What makes a medium is upstream, past what only carries it: the
+    // boiler behind the hot-water pump, whichever way the node is said;
+    // "make" before a medium is no product's make.
+    for q in [
+        "what makes the hot water for vav-1",
+        "vav-1 - what makes its hot water",
+        "what equipment produces the hot water that AHU-1 gets",
+    ] {
+        let (_, got) = ask(&b, q).await;
+        assert_eq!(got, set(&["B-1"]), "{q}");
+    }
+    // Only a pump is upstream of the cooling coil: the data shows what
+    // carries the chilled water, not what makes it.
+    for text in [
+        "what makes the chilled water for ahu-1",
+        "what makes the chilled water for vav-1",
+    ] {
+        assert!(
+            matches!(reading(&b, text), Reading::Unsupported { .. }),
+            "{text}"
+        );
+    }
     let (_, got) = ask(&b, "what feeds VAV-1").await;
     assert_eq!(got, set(&["AHU-1", "AHU-1_SF", "HWP-1"]));
     // A medium the named node does not carry: no list of suppliers
@@ -703,8 +743,18 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
             "{text}"
         );
     }
+    // The filter inside the air handler feeds its heating coil air: no
+    // supplier of hot water, nor what makes it.
     let (_, got) = ask(&b, "where does ahu-1 hc get its hot water from").await;
     assert_eq!(got, set(&["HWP-1"]));
+    let (_, got) = ask(&b, "what makes the hot water for ahu-1 hc").await;
+    assert_eq!(got, set(&["B-1"]));
+    // The fan is fed by the cooling coil, whose kind names water, not
+    // air: no "none" for what supplies it air.
+    assert!(matches!(
+        reading(&b, "what supplies air to ahu-1 sf"),
+        Reading::Unsupported { .. }
+    ));
     // An air handler carries air, its coil chilled water: asked for.
     let (_, got) = ask(&b, "where does ahu-2 get its chilled water from").await;
     assert_eq!(got, set(&["CHWP-1"]));
