@@ -1158,11 +1158,20 @@ impl<'a> Parts<'a> {
                 || RECEIVING.contains(&t)
                 || self.cues.is(Cue::Making, t)
         };
-        let before = self.words[..at]
+        let last = self.words[..at]
             .iter()
             .rev()
-            .find(|x| !medium_filler(&x.text))
-            .is_some_and(|x| verb(&x.text));
+            .find(|x| !medium_filler(&x.text));
+        // "what feeds vav 3-07 its air": the node stands between the verb
+        // and the medium it is given.
+        let given = |x: &Word| {
+            self.nodes
+                .iter()
+                .find(|n| n.span.covers(x.span))
+                .and_then(|n| self.words.iter().rev().find(|y| y.span.end <= n.span.start))
+                .is_some_and(|y| verb(&y.text))
+        };
+        let before = last.is_some_and(|x| verb(&x.text) || given(x));
         // "the chilled water for AHU-2 come from": "for" the node, then
         // where it comes from.
         let after = self.words.get(at + 1).is_some_and(|x| {

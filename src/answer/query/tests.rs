@@ -688,8 +688,13 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     assert_eq!(got, set(&["CWP-1"]));
     let (_, got) = ask(&b, "what feeds CH-1").await;
     assert_eq!(got, set(&["CHWP-1", "CWP-1"]));
-    let (_, got) = ask(&b, "where does VAV-1 get its air from").await;
-    assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]));
+    for q in [
+        "where does VAV-1 get its air from",
+        "what feeds VAV-1 its air",
+    ] {
+        let (_, got) = ask(&b, q).await;
+        assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]), "{q}");
+    }
     // The box's hot water enters its reheat coil: the fan that supplies
     // its air is no supplier of water.
     for q in [
