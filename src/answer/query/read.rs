@@ -1787,7 +1787,11 @@ fn between(p: &Parts<'_>) -> Reading {
             .into_iter()
             .filter(inside)
             .any(|u| said(u, "downstream"))
-        || p.cue_at(Cue::On).iter().any(inside);
+        || p.cue_at(Cue::On).iter().any(inside)
+        // "does VAV-3-07 get its air from AHU-2": what is received comes
+        // from the second.
+        || p.received_at().is_some_and(|u| inside(&u))
+        || (p.medium_said() && p.cue_at(Cue::Source).iter().any(inside));
     let (from, to) = if passive && rel != Rel::Location {
         (b, a)
     } else {
@@ -1809,6 +1813,59 @@ fn between(p: &Parts<'_>) -> Reading {
     };
     if !p.has_edges(rel) {
         return unsupported(p, rel);
+    }
+    // "does the chilled water for ahu-3 come from ch-2": a medium asked of
+    // the supply follows it through any chain (the pumps between) when the
+    // supplier stands upstream on it; one that stands next to the node on
+    // another ("… for vav 3-07 come from hwp-1", whose pump feeds the
+    // box's hot-water coil) is no yes, and no "no" of one hop answers.
+    let medium = p
+        .medium()
+        .filter(|_| rel == Rel::Feeds && reach == Reach::Direct && !p.has(Cue::Direct));
+    let mut along = false;
+    if let Some(m) = medium {
+        let topo = p.view.topo;
+        let up = |n: &str| topo.into(n, TopoRel::Feeds);
+        if let Ok((node, _)) = medium_node(p, &to.iri, &p.name(&to.iri), m, &up) {
+            along = medium_upstream(p, &node, m).1.contains(&from.iri);
+        }
+        let next = std::iter::once(to.iri.clone())
+            .chain(topo.parts(&to.iri))
+            .flat_map(|n| up(&n))
+            .any(|n| n == from.iri);
+        if !along && next {
+            let asked = medium_words(m);
+            return Reading::Unsupported {
+                understood: format!(
+                    "whether {} supplies {} with {asked}",
+                    p.name(&from.iri),
+                    p.name(&to.iri)
+                ),
+                why: format!(
+                    "the building data shows {} feeding {}, not as a supply of {asked}",
+                    p.name(&from.iri),
+                    p.name(&to.iri)
+                ),
+            };
+        }
+    }
+    if let Some(m) = medium.filter(|_| along) {
+        let understood = format!(
+            "whether {} supplies {} with {}, through any chain",
+            p.name(&from.iri),
+            p.name(&to.iri),
+            medium_words(m)
+        );
+        let body = Block {
+            links: vec![link(
+                rel,
+                Slot::Node(from.iri.clone()),
+                Slot::Node(to.iri.clone()),
+                Reach::Transitive,
+            )],
+            ..Block::default()
+        };
+        return Reading::Plan(Box::new(Plan::new(Shape::Yes, X, body, understood)));
     }
     // A node the model places nowhere (nor its parts, nor what it is part
     // of): "no, not in Room 7" would claim what the data does not know.
@@ -2337,42 +2394,13 @@ fn anchored(p: &Parts<'_>) -> Reading {
             }
             // The node the medium is asked of: the named one, or, when it
             // takes none of it itself, the equipment its air comes from.
-            let mut node = a.iri.clone();
-            let mut through: Vec<String> = Vec::new();
-            if let Some(m) = medium
-                && !downstream
-                && medium_from_parts(p, &node, m)
-                && medium_feeders(p, &node, m, &hop).is_empty()
-            {
-                // "where does vav 3-07 get its chilled water from": the
-                // box's one coil takes hot water, its air comes from AHU-2,
-                // whose cooling coil the chilled water enters.
-                let fans = hop(&node);
-                let mut wholes: Vec<String> = fans
-                    .iter()
-                    .flat_map(|f| std::iter::once(f.clone()).chain(topo.containers(f)))
-                    .filter(|w| *w != node)
-                    .filter(|w| p.carries(m, w) || topo.parts(w).iter().any(|x| p.carries(m, x)))
-                    .collect();
-                wholes.sort();
-                wholes.dedup();
-                let asked = medium_words(m);
-                let [whole] = wholes.as_slice() else {
-                    return Reading::Unsupported {
-                        understood: format!("what supplies {name} with {asked}"),
-                        why: format!(
-                            "none of {name}'s parts takes {asked}, and the building data names no one unit it gets air from whose parts do"
-                        ),
-                    };
-                };
-                through.push(a.iri.clone());
-                through.extend(
-                    fans.iter()
-                        .filter(|f| *f == whole || topo.containers(f).contains(whole))
-                        .cloned(),
-                );
-                node = whole.clone();
-            }
+            let (node, through) = match medium.filter(|_| !downstream) {
+                Some(m) => match medium_node(p, &a.iri, &name, m, &hop) {
+                    Ok(found) => found,
+                    Err(reading) => return reading,
+                },
+                None => (a.iri.clone(), Vec::new()),
+            };
             if making && let Some(m) = medium {
                 let asked = MadeBy {
                     named: &a.iri,
@@ -2658,6 +2686,92 @@ fn named_through(p: &Parts<'_>, a: &NodeMention, shape: Shape) -> Reading {
 
 /// Whether the node, one of its parts or a space it is in has an edge of
 /// the relation.
+/// Where a medium enters `node` (its parts that carry it, or the node)
+/// and what stands upstream of there along the supply of that medium:
+/// past nothing that carries another, nor the node's own parts, nor the
+/// other parts of an air handler it is part of (they feed it air).
+fn medium_upstream(
+    p: &Parts<'_>,
+    node: &str,
+    medium: (&str, Option<&str>),
+) -> (Vec<String>, Vec<String>) {
+    let topo = p.view.topo;
+    let parts = topo.parts(node);
+    let mut entries: Vec<String> = parts
+        .iter()
+        .filter(|x| p.carries(medium, x))
+        .cloned()
+        .collect();
+    if entries.is_empty() {
+        entries.push(node.to_owned());
+    }
+    let mut seen: Vec<String> = std::iter::once(node.to_owned())
+        .chain(parts.iter().cloned())
+        .chain(air_side(p, node, medium))
+        .collect();
+    let mut frontier = entries.clone();
+    let mut upstream: Vec<String> = Vec::new();
+    while let Some(n) = frontier.pop() {
+        for f in topo.into(&n, TopoRel::Feeds) {
+            if seen.contains(&f) {
+                continue;
+            }
+            seen.push(f.clone());
+            if p.other_medium(medium, vec![f.clone()]).is_empty() {
+                upstream.push(f.clone());
+                frontier.push(f);
+            }
+        }
+    }
+    (entries, upstream)
+}
+
+/// The node a medium asked of `node` (said `name`) is supplied through,
+/// with the nodes passed on the way: `node` itself; or, when the medium
+/// enters it through its parts and none of them takes it ("where does vav
+/// 3-07 get its chilled water from": the box's one coil takes hot water),
+/// the one unit its air comes from whose parts take it (AHU-2, whose
+/// cooling coil the chilled water enters), passing the node and its
+/// feeders of that unit. No one such unit: the reading that abstains.
+fn medium_node(
+    p: &Parts<'_>,
+    node: &str,
+    name: &str,
+    medium: (&str, Option<&str>),
+    hop: &dyn Fn(&str) -> Vec<String>,
+) -> Result<(String, Vec<String>), Reading> {
+    if !medium_from_parts(p, node, medium) || !medium_feeders(p, node, medium, hop).is_empty() {
+        return Ok((node.to_owned(), Vec::new()));
+    }
+    let topo = p.view.topo;
+    let fans = hop(node);
+    let mut wholes: Vec<String> = fans
+        .iter()
+        .flat_map(|f| std::iter::once(f.clone()).chain(topo.containers(f)))
+        .filter(|w| w != node)
+        .filter(|w| p.carries(medium, w) || topo.parts(w).iter().any(|x| p.carries(medium, x)))
+        .collect();
+    wholes.sort();
+    wholes.dedup();
+    let [whole] = wholes.as_slice() else {
+        let asked = medium_words(medium);
+        return Err(Reading::Unsupported {
+            understood: format!("what supplies {name} with {asked}"),
+            why: format!(
+                "none of {name}'s parts takes {asked}, and the building data names no one unit it gets air from whose parts do"
+            ),
+        });
+    };
+    let through = std::iter::once(node.to_owned())
+        .chain(
+            fans.iter()
+                .filter(|f| *f == whole || topo.containers(f).contains(whole))
+                .cloned(),
+        )
+        .collect();
+    Ok((whole.clone(), through))
+}
+
 /// What a production question is asked of: the node named (`named`, said
 /// `name`), the
 /// node the medium is asked of (`node`: the named one, or the equipment its
@@ -2690,32 +2804,7 @@ fn made_by(p: &Parts<'_>, mut plan: Plan, asked: MadeBy<'_>) -> Reading {
     let topo = p.view.topo;
     let parts = topo.parts(node);
     let said = medium_words(medium);
-    let mut entries: Vec<String> = parts
-        .iter()
-        .filter(|x| p.carries(medium, x))
-        .cloned()
-        .collect();
-    if entries.is_empty() {
-        entries.push(node.to_owned());
-    }
-    let mut seen: Vec<String> = std::iter::once(node.to_owned())
-        .chain(parts.iter().cloned())
-        .chain(air_side(p, node, medium))
-        .collect();
-    let mut frontier = entries.clone();
-    let mut upstream: Vec<String> = Vec::new();
-    while let Some(n) = frontier.pop() {
-        for f in topo.into(&n, TopoRel::Feeds) {
-            if seen.contains(&f) {
-                continue;
-            }
-            seen.push(f.clone());
-            if p.other_medium(medium, vec![f.clone()]).is_empty() {
-                upstream.push(f.clone());
-                frontier.push(f);
-            }
-        }
-    }
+    let (entries, upstream) = medium_upstream(p, node, medium);
     // What carries the medium says so in its kind: a chilled water pump
     // names chilled water, the chiller does not.
     let carrier = |n: &String| {

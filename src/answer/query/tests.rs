@@ -754,6 +754,27 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     assert_eq!(got, set(&["HWP-1"]));
     let (_, got) = ask(&b, "what makes the hot water for ahu-1 hc").await;
     assert_eq!(got, set(&["B-1"]));
+    // Asked whether a medium comes from a node: along the supply of that
+    // medium, through the pumps between; a pump of another medium next to
+    // the node is no yes (nor a "no" of one hop).
+    for q in [
+        "does the hot water for vav-1 come from b-1",
+        "does the chilled water for ahu-1 come from chwp-1",
+        "does vav-1 get its hot water from b-1",
+        "does vav-1 get its air from ahu-1",
+    ] {
+        let (_, got) = ask(&b, q).await;
+        assert_eq!(got, set(&["yes"]), "{q}");
+    }
+    for text in [
+        "does the chilled water for vav-1 come from hwp-1",
+        "does the hot water for ahu-1 come from chwp-1",
+    ] {
+        assert!(
+            matches!(reading(&b, text), Reading::Unsupported { .. }),
+            "{text}"
+        );
+    }
     // The fan is fed by the cooling coil, whose kind names water, not
     // air: no "none" for what supplies it air.
     assert!(matches!(
