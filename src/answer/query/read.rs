@@ -1182,14 +1182,20 @@ impl<'a> Parts<'a> {
         before || after
     }
 
-    /// Where a verb of receiving stands before a medium word in a supply
-    /// relation ("get" of "get its hot water"), if one does.
-    fn received_at(&self) -> Option<usize> {
+    /// The word before the medium word of a supply relation, fillers
+    /// aside ("get" of "get its hot water"), if a medium word is said.
+    fn before_medium(&self) -> Option<&Word> {
         let at = self.words.iter().position(|w| self.medium_word(w))?;
         self.words[..at]
             .iter()
             .rev()
             .find(|x| !medium_filler(&x.text))
+    }
+
+    /// Where a verb of receiving stands before a medium word in a supply
+    /// relation ("get" of "get its hot water"), if one does.
+    fn received_at(&self) -> Option<usize> {
+        self.before_medium()
             .filter(|x| RECEIVING.contains(&x.text.as_str()))
             .map(|x| x.span.start)
     }
@@ -1199,11 +1205,7 @@ impl<'a> Parts<'a> {
     /// one does: the question asks for what produces the medium, not for a
     /// product's make.
     fn made_at(&self) -> Option<Span> {
-        let at = self.words.iter().position(|w| self.medium_word(w))?;
-        self.words[..at]
-            .iter()
-            .rev()
-            .find(|x| !medium_filler(&x.text))
+        self.before_medium()
             .filter(|x| self.cues.is(Cue::Making, &x.text))
             .map(|x| x.span)
     }

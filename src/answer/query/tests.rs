@@ -65,6 +65,26 @@ async fn building(model: &str) -> Option<Building> {
     })
 }
 
+/// Asserts that each question is answered with the nodes `want` (local
+/// names).
+async fn all_answered(b: &Building, texts: &[&str], want: &[&str]) {
+    for text in texts {
+        let (_, got) = ask(b, text).await;
+        assert_eq!(got, set(want), "{text}");
+    }
+}
+
+/// Asserts that each question is read as one the building data cannot
+/// answer.
+fn all_unsupported(b: &Building, texts: &[&str]) {
+    for text in texts {
+        assert!(
+            matches!(reading(b, text), Reading::Unsupported { .. }),
+            "{text}"
+        );
+    }
+}
+
 /// What a question's plan returns: its shape and the local names of the
 /// target's nodes (or "yes"/"no", or "group=n").
 async fn ask(b: &Building, text: &str) -> (Shape, BTreeSet<String>) {
@@ -660,14 +680,16 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     };
     // The pumps feed the coils, parts of AHU-1; the coil feeding the fan
     // inside it is not what feeds AHU-1.
-    for q in [
-        "what feeds AHU-1",
-        "what directly feeds ahu 1",
-        "AHU-1 is fed by what?",
-    ] {
-        let (_, got) = ask(&b, q).await;
-        assert_eq!(got, set(&["CHWP-1", "HWP-1"]), "{q}");
-    }
+    all_answered(
+        &b,
+        &[
+            "what feeds AHU-1",
+            "what directly feeds ahu 1",
+            "AHU-1 is fed by what?",
+        ],
+        &["CHWP-1", "HWP-1"],
+    )
+    .await;
     let (shape, got) = ask(&b, "how many things feed AHU-1").await;
     assert_eq!((shape, got), (Shape::Count, set(&["CHWP-1", "HWP-1"])));
     // Downstream from the node's parts, not to its own parts.
@@ -688,66 +710,70 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     assert_eq!(got, set(&["CWP-1"]));
     let (_, got) = ask(&b, "what feeds CH-1").await;
     assert_eq!(got, set(&["CHWP-1", "CWP-1"]));
-    for q in [
-        "where does VAV-1 get its air from",
-        "what feeds VAV-1 its air",
-    ] {
-        let (_, got) = ask(&b, q).await;
-        assert_eq!(got, set(&["AHU-1", "AHU-1_SF"]), "{q}");
-    }
+    all_answered(
+        &b,
+        &[
+            "where does VAV-1 get its air from",
+            "what feeds VAV-1 its air",
+        ],
+        &["AHU-1", "AHU-1_SF"],
+    )
+    .await;
     // The box's hot water enters its reheat coil: the fan that supplies
     // its air is no supplier of water.
-    for q in [
-        "where does VAV-1 get its hot water from",
-        "what supplies hot water to vav-1",
-    ] {
-        let (_, got) = ask(&b, q).await;
-        assert_eq!(got, set(&["HWP-1"]), "{q}");
-    }
+    all_answered(
+        &b,
+        &[
+            "where does VAV-1 get its hot water from",
+            "what supplies hot water to vav-1",
+        ],
+        &["HWP-1"],
+    )
+    .await;
     // No part of the box takes chilled water: its air does, at the air
     // handler it comes from, whose cooling coil the pump feeds.
-    for q in [
-        "where does VAV-1 get its chilled water from",
-        "what supplies chilled water to vav-1",
-    ] {
-        let (_, got) = ask(&b, q).await;
-        assert_eq!(got, set(&["CHWP-1"]), "{q}");
-    }
+    all_answered(
+        &b,
+        &[
+            "where does VAV-1 get its chilled water from",
+            "what supplies chilled water to vav-1",
+        ],
+        &["CHWP-1"],
+    )
+    .await;
     // What makes a medium is upstream, past what only carries it: the
     // boiler behind the hot-water pump, whichever way the node is said;
     // "make" before a medium is no product's make.
-    for q in [
-        "what makes the hot water for vav-1",
-        "vav-1 - what makes its hot water",
-        "what equipment produces the hot water that AHU-1 gets",
-    ] {
-        let (_, got) = ask(&b, q).await;
-        assert_eq!(got, set(&["B-1"]), "{q}");
-    }
+    all_answered(
+        &b,
+        &[
+            "what makes the hot water for vav-1",
+            "vav-1 - what makes its hot water",
+            "what equipment produces the hot water that AHU-1 gets",
+        ],
+        &["B-1"],
+    )
+    .await;
     // Only a pump is upstream of the cooling coil: the data shows what
     // carries the chilled water, not what makes it.
-    for text in [
-        "what makes the chilled water for ahu-1",
-        "what makes the chilled water for vav-1",
-    ] {
-        assert!(
-            matches!(reading(&b, text), Reading::Unsupported { .. }),
-            "{text}"
-        );
-    }
+    all_unsupported(
+        &b,
+        &[
+            "what makes the chilled water for ahu-1",
+            "what makes the chilled water for vav-1",
+        ],
+    );
     let (_, got) = ask(&b, "what feeds VAV-1").await;
     assert_eq!(got, set(&["AHU-1", "AHU-1_SF", "HWP-1"]));
     // A medium the named node does not carry: no list of suppliers
     // answers ("chilled water" into a hot-water coil).
-    for text in [
-        "what supplies chilled water to ahu-1 hc",
-        "where does ahu-1 cc get its hot water from",
-    ] {
-        assert!(
-            matches!(reading(&b, text), Reading::Unsupported { .. }),
-            "{text}"
-        );
-    }
+    all_unsupported(
+        &b,
+        &[
+            "what supplies chilled water to ahu-1 hc",
+            "where does ahu-1 cc get its hot water from",
+        ],
+    );
     // The filter inside the air handler feeds its heating coil air: no
     // supplier of hot water, nor what makes it.
     let (_, got) = ask(&b, "where does ahu-1 hc get its hot water from").await;
@@ -757,24 +783,24 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
     // Asked whether a medium comes from a node: along the supply of that
     // medium, through the pumps between; a pump of another medium next to
     // the node is no yes (nor a "no" of one hop).
-    for q in [
-        "does the hot water for vav-1 come from b-1",
-        "does the chilled water for ahu-1 come from chwp-1",
-        "does vav-1 get its hot water from b-1",
-        "does vav-1 get its air from ahu-1",
-    ] {
-        let (_, got) = ask(&b, q).await;
-        assert_eq!(got, set(&["yes"]), "{q}");
-    }
-    for text in [
-        "does the chilled water for vav-1 come from hwp-1",
-        "does the hot water for ahu-1 come from chwp-1",
-    ] {
-        assert!(
-            matches!(reading(&b, text), Reading::Unsupported { .. }),
-            "{text}"
-        );
-    }
+    all_answered(
+        &b,
+        &[
+            "does the hot water for vav-1 come from b-1",
+            "does the chilled water for ahu-1 come from chwp-1",
+            "does vav-1 get its hot water from b-1",
+            "does vav-1 get its air from ahu-1",
+        ],
+        &["yes"],
+    )
+    .await;
+    all_unsupported(
+        &b,
+        &[
+            "does the chilled water for vav-1 come from hwp-1",
+            "does the hot water for ahu-1 come from chwp-1",
+        ],
+    );
     // The fan is fed by the cooling coil, whose kind names water, not
     // air: no "none" for what supplies it air.
     assert!(matches!(
