@@ -377,6 +377,41 @@ async fn a_question_saying_more_of_a_node_than_the_graph_reads_is_not_a_graph_fa
 }
 
 #[tokio::test]
+async fn a_medium_is_followed_to_where_it_enters_and_a_choice_is_answered_with_a_name() {
+    // The box's one coil takes hot water; its chilled water enters the
+    // cooling coil of the air handler its air comes from.
+    let v = chat("where does vav 3-07 get its chilled water from").await;
+    let text = v["answer"]["answer"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(text.contains("CHWP-1") && text.contains("AHU-2"), "{v}");
+    assert!(
+        !text.contains("HWP-1,") && !text.contains("AHU-2 SF."),
+        "{v}"
+    );
+    // What makes it is upstream of the pumps.
+    let v = chat("what machines make the chilled water for vav 3-07").await;
+    let text = v["answer"]["answer"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(text.contains("CH-1") && text.contains("CH-2"), "{v}");
+    assert!(
+        !text.contains("YVR-3100"),
+        "'make' is no product's make: {v}"
+    );
+    // "or" asks which: answered with the one, not "yes" or "no".
+    let v = chat("is vav 2-14 on ahu 1 or ahu 2").await;
+    let text = v["answer"]["answer"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(text.starts_with("Which of AHU-1, AHU-2"), "{v}");
+    assert!(text.ends_with("1 — AHU-2."), "{v}");
+}
+
+#[tokio::test]
 async fn a_question_that_only_mentions_a_kind_of_point_asks_the_sequence() {
     // The graph reads "co2 sensor" and nothing else: the list of the CO2
     // sensors (once the answer) does not say what the airflow minimum is

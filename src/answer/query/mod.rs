@@ -907,7 +907,7 @@ async fn draft(
     let text = match &plan.shape {
         // "is there a CO2 sensor on VAV-3-02": asked yes or no, answered
         // by what there is.
-        Shape::List if n == 0 && q.reading.yes_no => {
+        Shape::List if n == 0 && q.reading.yes_no && !plan.choice => {
             format!("No: the building graph has nothing that matches ({understood}).")
         }
         Shape::List if n == 0 => {
@@ -936,7 +936,7 @@ async fn draft(
             // Names as the model writes them, never capitalised.
             format!("{}.", said.join("; "))
         }
-        Shape::List if q.reading.yes_no => {
+        Shape::List if q.reading.yes_no && !plan.choice => {
             format!("Yes: {understood}: {n} — {}.", names(view, &r.items, &via))
         }
         Shape::List => format!(

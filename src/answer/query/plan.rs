@@ -378,6 +378,9 @@ pub struct Plan {
     /// The asked classes that are kinds of point: a Haystack point record
     /// is of such a class by its markers, never of a kind of equipment.
     pub point_kinds: Vec<String>,
+    /// Asked yes or no of several named nodes joined by "or" ("is vav 2-14
+    /// on ahu 1 or ahu 2"): answered with those it holds for, no yes.
+    pub choice: bool,
 }
 
 /// Longest list of witnesses a yes/no query fetches.
@@ -401,6 +404,7 @@ impl Plan {
             hop_guessed: false,
             direct_asked: false,
             point_kinds: Vec::new(),
+            choice: false,
         }
     }
 

@@ -1759,7 +1759,18 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
 
 /// Rule 1: does one named node feed (contain, hold) the other?
 fn between(p: &Parts<'_>) -> Reading {
-    let (a, b) = (&p.nodes[0], &p.nodes[1]);
+    // "is vav 2-14 on ahu 1 or ahu 2", "does ahu 1 feed vav 1-01 and vav
+    // 2-14": names joined by "and" / "or" stand on one side of the
+    // relation. Two sides, one of them a single node, are read; anything
+    // else would be answered of two names only.
+    let groups = node_groups(p);
+    let [first, second] = groups.as_slice() else {
+        return Reading::Unsupported {
+            understood: format!("a yes/no question naming {} nodes", p.nodes.len()),
+            why: "only a relation between two named nodes, or between one and names joined by 'and' or 'or', is read".to_owned(),
+        };
+    };
+    let (a, b) = (first.nodes[first.nodes.len() - 1], second.nodes[0]);
     // "is VAV-2-14 in Room A-214", "is AHU-3 in building b": equipment,
     // then a place after "in" (or "inside", "at", "on"): where it is.
     let placed = p.view.is_location(&b.iri)
@@ -1799,6 +1810,11 @@ fn between(p: &Parts<'_>) -> Reading {
     } else {
         (a, b)
     };
+    let (froms, tos) = if passive && rel != Rel::Location {
+        (second, first)
+    } else {
+        (first, second)
+    };
     // One hop unless the chain is asked for: in a plant loop everything
     // reaches everything, so "does CWP-1 feed CH-2" means directly.
     // A place holds what is in its rooms and floors: "in building b" is
@@ -1815,6 +1831,9 @@ fn between(p: &Parts<'_>) -> Reading {
     };
     if !p.has_edges(rel) {
         return unsupported(p, rel);
+    }
+    if froms.nodes.len() > 1 || tos.nodes.len() > 1 {
+        return listed(p, rel, reach, froms, tos);
     }
     // "does the chilled water for ahu-3 come from ch-2": a medium asked of
     // the supply follows it through any chain (the pumps between) when the
@@ -1903,6 +1922,146 @@ fn between(p: &Parts<'_>) -> Reading {
         },
         understood,
     )))
+}
+
+/// Named nodes side by side in a question, joined by "and" or "or" (or
+/// a comma): one side of a relation.
+struct NodeGroup<'n> {
+    nodes: Vec<&'n NodeMention>,
+    /// Joined by "or": a choice among them.
+    or: bool,
+}
+
+/// The question's named nodes grouped by what joins them: "and", "or",
+/// "and/or" or a comma between two names puts them in one group.
+fn node_groups<'n>(p: &'n Parts<'_>) -> Vec<NodeGroup<'n>> {
+    let mut groups: Vec<NodeGroup<'n>> = Vec::new();
+    let mut last_end = None;
+    for n in &p.nodes {
+        let gap = last_end.and_then(|end| p.lower.get(end..n.span.start));
+        last_end = Some(n.span.end);
+        let joint = gap.map(|g| (g.contains(','), g.replace(',', " ")));
+        let joined = joint.as_ref().and_then(|(comma, words)| {
+            match words.split_whitespace().collect::<Vec<_>>().as_slice() {
+                ["and"] | ["and/or"] => Some(false),
+                ["or"] => Some(true),
+                [] if *comma => Some(false),
+                _ => None,
+            }
+        });
+        match (joined, groups.last_mut()) {
+            (Some(or), Some(last)) => {
+                last.or |= or;
+                last.nodes.push(n);
+            }
+            _ => groups.push(NodeGroup {
+                nodes: vec![n],
+                or: false,
+            }),
+        }
+    }
+    groups
+}
+
+/// A yes/no question relating one named node to several ("does ahu 1 feed
+/// vav 1-01 and vav 2-14": every pair must hold) or asking which of
+/// several ("is vav 2-14 on ahu 1 or ahu 2": the list of those that are).
+/// A medium asked is not read over several nodes.
+fn listed(
+    p: &Parts<'_>,
+    rel: Rel,
+    reach: Reach,
+    froms: &NodeGroup<'_>,
+    tos: &NodeGroup<'_>,
+) -> Reading {
+    let names = |g: &NodeGroup<'_>, joint: &str| {
+        let said: Vec<String> = g.nodes.iter().map(|n| p.name(&n.iri)).collect();
+        said.join(joint)
+    };
+    let how = if reach == Reach::Direct {
+        " (directly)"
+    } else {
+        ""
+    };
+    if p.medium_said() || (froms.nodes.len() > 1 && tos.nodes.len() > 1) {
+        return Reading::Unsupported {
+            understood: format!(
+                "whether {} {}{how} {}",
+                names(froms, ", "),
+                rel.as_str(),
+                names(tos, ", ")
+            ),
+            why: "a medium asked of several named nodes, or names on both sides of the relation, is not read".to_owned(),
+        };
+    }
+    let (many, one, many_first) = if froms.nodes.len() > 1 {
+        (froms, tos.nodes[0], true)
+    } else {
+        (tos, froms.nodes[0], false)
+    };
+    let single = Slot::Node(one.iri.clone());
+    let pair = |other: Slot| {
+        if many_first {
+            link(rel, other, single.clone(), reach)
+        } else {
+            link(rel, single.clone(), other, reach)
+        }
+    };
+    if many.or {
+        // Which of them: the list of those the relation holds for.
+        let body = Block {
+            links: vec![pair(Slot::var(X))],
+            values: many
+                .nodes
+                .iter()
+                .map(|n| (X.to_owned(), n.iri.clone()))
+                .collect(),
+            ..Block::default()
+        };
+        let understood = if many_first {
+            format!(
+                "which of {} {}{how} {}",
+                names(many, ", "),
+                rel.as_str(),
+                p.name(&one.iri)
+            )
+        } else {
+            format!(
+                "which of {} {} {}{how}",
+                names(many, ", "),
+                p.name(&one.iri),
+                rel.as_str()
+            )
+        };
+        let mut plan = Plan::new(Shape::List, X, body, understood);
+        plan.cited.push(one.iri.clone());
+        plan.choice = true;
+        return Reading::Plan(Box::new(plan));
+    }
+    let body = Block {
+        links: many
+            .nodes
+            .iter()
+            .map(|n| pair(Slot::Node(n.iri.clone())))
+            .collect(),
+        ..Block::default()
+    };
+    let understood = if many_first {
+        format!(
+            "whether {} each {}{how} {}",
+            names(many, " and "),
+            rel.as_str(),
+            p.name(&one.iri)
+        )
+    } else {
+        format!(
+            "whether {} {}{how} {}",
+            p.name(&one.iri),
+            rel.as_str(),
+            names(many, " and ")
+        )
+    };
+    Reading::Plan(Box::new(Plan::new(Shape::Yes, X, body, understood)))
 }
 
 /// Rule 2: does the named node have parts or points of every class named?

@@ -818,6 +818,43 @@ async fn one_hop_of_supply_enters_the_named_node_s_parts() {
 }
 
 #[tokio::test]
+async fn names_joined_by_and_or_or_stand_on_one_side() {
+    let Some(b) = building("coils.ttl").await else {
+        return;
+    };
+    // "and": every pair must hold.
+    let (_, got) = ask(&b, "does chwp-1 feed ahu-1 and ahu-2").await;
+    assert_eq!(got, set(&["yes"]));
+    for q in [
+        "does hwp-1 feed ahu-1 and ahu-2",
+        "does hwp-1 feed vav-1, ahu-1 and ahu-2",
+    ] {
+        let (_, got) = ask(&b, q).await;
+        assert_eq!(got, set(&["no"]), "{q}");
+    }
+    let (_, got) = ask(&b, "are ahu-1 and vav-1 both fed by hwp-1").await;
+    assert_eq!(got, set(&["yes"]));
+    // "or": which of them.
+    all_answered(
+        &b,
+        &[
+            "is vav-1 fed by ahu-1 or ahu-2",
+            "does ahu-1 or ahu-2 feed vav-1",
+        ],
+        &["AHU-1"],
+    )
+    .await;
+    // Names on both sides, or all on one: not read as two of them.
+    all_unsupported(
+        &b,
+        &[
+            "does ahu-1 or ahu-2 feed vav-1 or ahu-1 hc",
+            "are ahu-1 and ahu-2 fed",
+        ],
+    );
+}
+
+#[tokio::test]
 async fn a_supply_word_inside_a_kind_s_name_is_no_relation() {
     let Some(b) = building("coils.ttl").await else {
         return;
