@@ -143,6 +143,17 @@ async fn chat(query: &str) -> Value {
     chat_on(Arc::clone(&corpus().await.state), json!({ "query": query })).await
 }
 
+/// The response to a question and its answer's text (empty when it
+/// abstains).
+async fn chat_answer(query: &str) -> (Value, String) {
+    let v = chat(query).await;
+    let text = v["answer"]["answer"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    (v, text)
+}
+
 fn evidence_ids(v: &Value) -> Vec<String> {
     v["answer"]["evidence"]
         .as_array()
@@ -380,33 +391,18 @@ async fn a_question_saying_more_of_a_node_than_the_graph_reads_is_not_a_graph_fa
 async fn a_medium_is_followed_to_where_it_enters_and_a_choice_is_answered_with_a_name() {
     // The box's one coil takes hot water; its chilled water enters the
     // cooling coil of the air handler its air comes from.
-    let v = chat("where does vav 3-07 get its chilled water from").await;
-    let text = v["answer"]["answer"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let (v, text) = chat_answer("where does vav 3-07 get its chilled water from").await;
     assert!(text.contains("CHWP-1") && text.contains("AHU-2"), "{v}");
     assert!(
         !text.contains("HWP-1,") && !text.contains("AHU-2 SF."),
         "{v}"
     );
-    // What makes it is upstream of the pumps.
-    let v = chat("what machines make the chilled water for vav 3-07").await;
-    let text = v["answer"]["answer"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    // What makes it is upstream of the pumps; "make" is no product's make.
+    let (v, text) = chat_answer("what machines make the chilled water for vav 3-07").await;
     assert!(text.contains("CH-1") && text.contains("CH-2"), "{v}");
-    assert!(
-        !text.contains("YVR-3100"),
-        "'make' is no product's make: {v}"
-    );
+    assert!(!text.contains("YVR-3100"), "{v}");
     // "or" asks which: answered with the one, not "yes" or "no".
-    let v = chat("is vav 2-14 on ahu 1 or ahu 2").await;
-    let text = v["answer"]["answer"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let (v, text) = chat_answer("is vav 2-14 on ahu 1 or ahu 2").await;
     assert!(text.starts_with("Which of AHU-1, AHU-2"), "{v}");
     assert!(text.ends_with("1 — AHU-2."), "{v}");
 }

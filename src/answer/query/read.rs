@@ -1999,6 +1999,17 @@ fn listed(
     } else {
         (tos, froms.nodes[0], false)
     };
+    // The relation said with the several names where they stand: "AHU-1,
+    // AHU-2 feeds (directly) VAV-2-14", "HWP-1 feeds (directly) AHU-1 and
+    // AHU-2".
+    let one_name = p.name(&one.iri);
+    let claim = |said: String| {
+        if many_first {
+            format!("{said} {}{how} {one_name}", rel.as_str())
+        } else {
+            format!("{one_name} {}{how} {said}", rel.as_str())
+        }
+    };
     let single = Slot::Node(one.iri.clone());
     let pair = |other: Slot| {
         if many_first {
@@ -2018,20 +2029,11 @@ fn listed(
                 .collect(),
             ..Block::default()
         };
+        let list = names(many, ", ");
         let understood = if many_first {
-            format!(
-                "which of {} {}{how} {}",
-                names(many, ", "),
-                rel.as_str(),
-                p.name(&one.iri)
-            )
+            format!("which of {}", claim(list))
         } else {
-            format!(
-                "which of {} {} {}{how}",
-                names(many, ", "),
-                p.name(&one.iri),
-                rel.as_str()
-            )
+            format!("which of {list} {one_name} {}{how}", rel.as_str())
         };
         let mut plan = Plan::new(Shape::List, X, body, understood);
         plan.cited.push(one.iri.clone());
@@ -2046,21 +2048,15 @@ fn listed(
             .collect(),
         ..Block::default()
     };
-    let understood = if many_first {
-        format!(
-            "whether {} each {}{how} {}",
-            names(many, " and "),
-            rel.as_str(),
-            p.name(&one.iri)
-        )
-    } else {
-        format!(
-            "whether {} {}{how} {}",
-            p.name(&one.iri),
-            rel.as_str(),
-            names(many, " and ")
-        )
-    };
+    let all = names(many, " and ");
+    let understood = format!(
+        "whether {}",
+        claim(if many_first {
+            format!("{all} each")
+        } else {
+            all
+        })
+    );
     Reading::Plan(Box::new(Plan::new(Shape::Yes, X, body, understood)))
 }
 
