@@ -1075,6 +1075,8 @@ impl<'a> Parts<'a> {
                 }
             }
         }
+        // The verb of making before a medium is read (found once).
+        let made = self.made_at();
         self.words
             .iter()
             .filter(|w| !covered.iter().any(|c| c.covers(w.span)))
@@ -1085,7 +1087,7 @@ impl<'a> Parts<'a> {
                     .any(|c| self.cues.is(c, &w.text))
             })
             .filter(|w| !self.medium_word(w) && !self.medium_kind(w))
-            .filter(|w| self.made_at().is_none_or(|m| m.start != w.span.start))
+            .filter(|w| made.is_none_or(|m| m.start != w.span.start))
             .map(|w| w.text.clone())
             .collect()
     }
@@ -1805,12 +1807,9 @@ fn between(p: &Parts<'_>) -> Reading {
         // from the second.
         || p.received_at().is_some_and(|u| inside(&u))
         || (p.medium_said() && p.cue_at(Cue::Source).iter().any(inside));
-    let (from, to) = if passive && rel != Rel::Location {
-        (b, a)
-    } else {
-        (a, b)
-    };
-    let (froms, tos) = if passive && rel != Rel::Location {
+    let swapped = passive && rel != Rel::Location;
+    let (from, to) = if swapped { (b, a) } else { (a, b) };
+    let (froms, tos) = if swapped {
         (second, first)
     } else {
         (first, second)
@@ -2517,7 +2516,8 @@ fn anchored(p: &Parts<'_>) -> Reading {
         Rel::Feeds => {
             // What makes a node's medium stands upstream of it, wherever
             // the node is said ("vav 3-07 - what makes its chilled water").
-            let downstream = p.made_at().is_none() && feeds_down(p, a, at);
+            let made = p.made_at().is_some();
+            let downstream = !made && feeds_down(p, a, at);
             let topo = p.view.topo;
             let hop = |n: &str| {
                 if downstream {
@@ -2529,7 +2529,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
             // "what machines make that chilled water": what produces the
             // medium, wherever upstream it stands (a kind asked, "which
             // chillers make …", is the chain of supply typed).
-            let making = p.made_at().is_some() && !downstream && specific.is_none();
+            let making = made && specific.is_none();
             let medium = p.medium().filter(|_| reach == Reach::Direct || making);
             // "what does the reheat coil get hot water from" where the one
             // coil is a chilled-water coil: the node and each of its parts
