@@ -574,22 +574,32 @@ pub enum Cue {
     /// Units and words that take a number, by which a passage states a
     /// quantity ("%", "minutes", "Level").
     QuantityUnit,
+    /// Nouns that, after a question word, name only the kind of answer
+    /// asked for ("what part got swapped"), not a thing a passage names.
+    AnswerKind,
+    /// Auxiliary verbs that end the noun a question asks for ("what
+    /// chemicals get added").
+    Auxiliary,
 }
 
 impl Cue {
-    /// Whether the cue reads what a question asks or a passage says about
-    /// values rather than naming a question word of the graph reader: its
-    /// words ("temperature", "minutes", "s", "pa") are content, not cue
-    /// words, and no vocabulary a typo is corrected into.
-    pub fn describes_values(self) -> bool {
-        matches!(self, Self::Quantity | Self::Number | Self::QuantityUnit)
+    /// Whether only the document answer reads the cue — what a question
+    /// asks or a passage says about values, or the noun a question asks
+    /// for — rather than naming a question word of the graph reader: its
+    /// words ("temperature", "minutes", "s", "pa", "part") are content,
+    /// not cue words, and no vocabulary a typo is corrected into.
+    pub fn reads_documents(self) -> bool {
+        matches!(
+            self,
+            Self::Quantity | Self::Number | Self::QuantityUnit | Self::AnswerKind | Self::Auxiliary
+        )
     }
 
-    /// Every cue that names question words: all but those about values,
-    /// so that a value word ("temp", "min") is read by the graph reader and
-    /// the spelling as the content word it is.
+    /// Every cue that names question words: all but those the document
+    /// answer alone reads, so that a value word ("temp", "min") is read by
+    /// the graph reader and the spelling as the content word it is.
     pub fn question_cues() -> impl Iterator<Item = Cue> {
-        <Cue as strum::IntoEnumIterator>::iter().filter(|c| !c.describes_values())
+        <Cue as strum::IntoEnumIterator>::iter().filter(|c| !c.reads_documents())
     }
 }
 

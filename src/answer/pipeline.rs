@@ -120,6 +120,22 @@ async fn answer(state: &AppState, r: Request, request_id: String) -> ChatRespons
     }
 }
 
+/// What a question the graph refuses is about, in words: the names it
+/// names, else the kinds it names ("a question about chillers"), else the
+/// building.
+fn said_about(q: &Question) -> String {
+    let names: Vec<&str> = if q.labels.is_empty() {
+        q.kinds.iter().map(|k| k.said.as_str()).collect()
+    } else {
+        q.labels.iter().map(String::as_str).collect()
+    };
+    if names.is_empty() {
+        "a question about the building".to_owned()
+    } else {
+        format!("a question about {}", names.join(", "))
+    }
+}
+
 /// Step 2: the question, read once.
 /// A question read with the snapshot's grounder and cues, with the other
 /// forms of its focus terms from the spelling.
@@ -349,7 +365,7 @@ async fn draft(
         // that is a word of the building's vocabulary (not "fix", "june").
         tracing::info!("unread words said of a named node; the graph does not answer");
         Some(Reason::Unsupported {
-            understood: format!("a question about {}", q.labels.join(", ")),
+            understood: said_about(&q),
             why: format!(
                 "the words \"{}\" said of it were not understood as part of a graph query",
                 trace.graph.unread.join(" ")
@@ -363,7 +379,7 @@ async fn draft(
             "the question says more than the graph read; the graph does not answer"
         );
         Some(Reason::Unsupported {
-            understood: format!("a question about {}", q.labels.join(", ")),
+            understood: said_about(&q),
             why: format!(
                 "the words \"{}\" said beyond it were not understood as part of a graph query",
                 left.join(" ")
@@ -376,7 +392,7 @@ async fn draft(
             "product question asks more than the product; the graph does not answer"
         );
         Some(Reason::Unsupported {
-            understood: format!("a question about {}", q.labels.join(", ")),
+            understood: said_about(&q),
             why: format!("the graph records its product, not \"{}\"", left.join(" ")),
         })
     } else {

@@ -148,6 +148,9 @@ impl Question {
                 });
             }
         }
+        if let Some(asked) = asked_for(cues, &words, &grounding, &kinds) {
+            kinds.push(asked);
+        }
         let broader = broader_classes(view, &grounding.payload_fields().brick_equip);
         let units = if reading.quantity {
             cues.list(text::Cue::QuantityUnit).to_vec()
@@ -227,6 +230,52 @@ impl Question {
     }
 }
 
+/// The noun a question asks for, between its question word and an
+/// auxiliary ("what *chemicals* get added", "what *airflow* do the boxes
+/// get", "which *input* should …"): a passage that does not name it (in
+/// any of its forms) answers another question, as one that does not name
+/// a kind the question names. None when the question has no such noun
+/// phrase (one to three words), or when the noun names only the kind of
+/// answer ("what part got swapped"), a value ("what temperature does"),
+/// a word with no content, or what the question names already.
+fn asked_for(
+    cues: &Cues,
+    words: &[String],
+    grounding: &Grounding,
+    kinds: &[NamedKind],
+) -> Option<NamedKind> {
+    use text::Cue;
+    let at = words.iter().position(|w| cues.is(Cue::Which, w))?;
+    let aux = (at + 1..words.len().min(at + 5)).find(|&i| cues.is(Cue::Auxiliary, &words[i]))?;
+    let head = words.get(aux.checked_sub(1).filter(|&h| h > at)?)?;
+    let stemmed = text::stem(head);
+    let plain = [
+        Cue::Which,
+        Cue::Quantity,
+        Cue::Number,
+        Cue::QuantityUnit,
+        Cue::AnswerKind,
+        Cue::FunctionWord,
+        Cue::StopWord,
+        Cue::FrameWord,
+    ];
+    let named = kinds.iter().any(|k| k.words.contains(&stemmed))
+        || grounding
+            .entities
+            .iter()
+            .any(|e| text::words(&e.matched).contains(head));
+    if head.chars().any(|c| !c.is_alphabetic()) || plain.iter().any(|&c| cues.is(c, head)) || named
+    {
+        return None;
+    }
+    Some(NamedKind {
+        said: head.clone(),
+        words: vec![stemmed],
+        label: Vec::new(),
+        equivalents: Vec::new(),
+    })
+}
+
 /// Words shaped like a product model number ("YRT-5000") that the grounder
 /// did not resolve: equipment the sources do not know.
 fn unknown_models(query: &str, g: &Grounding) -> Vec<String> {
@@ -281,5 +330,38 @@ mod tests {
             ["YRT-5000", "YNX520"]
         );
         assert!(unknown_models("vav 2-14 and ahu-2 at 55 deg", &g).is_empty());
+    }
+
+    #[tokio::test]
+    async fn the_noun_a_question_asks_for_is_read_before_its_auxiliary() {
+        let cues = crate::text::tests::cues().await;
+        let asked =
+            |q: &str| asked_for(&cues, &text::words(q), &Grounding::default(), &[]).map(|k| k.said);
+        assert_eq!(
+            asked("What chemicals get added to the cooling tower water?").as_deref(),
+            Some("chemicals")
+        );
+        assert_eq!(
+            asked("wat airflow do the interior boxes get in setback").as_deref(),
+            None,
+            "no question word"
+        );
+        assert_eq!(
+            asked("which firmware version should the controllers run").as_deref(),
+            Some("version")
+        );
+        // The kind of answer, a value, a verb after the question word, or
+        // no auxiliary within three words: nothing a passage must name.
+        for q in [
+            "what part got swapped on ch-2",
+            "what type was installed on ahu-1",
+            "what temperature does the tower send back",
+            "what time does ahu-3 start on weekdays",
+            "what trips the boiler on low water",
+            "which input counts the requests",
+            "what is the sat setpoint",
+        ] {
+            assert_eq!(asked(q), None, "{q}");
+        }
     }
 }

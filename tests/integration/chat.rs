@@ -336,6 +336,29 @@ async fn an_everyday_word_is_held_by_the_sequence_s_word_for_it() {
 }
 
 #[tokio::test]
+async fn the_noun_a_question_asks_for_is_named_by_the_passage_that_answers() {
+    // No document says what chemicals go into the tower water; the O&M
+    // note on its water treatment (tested weekly, the Legionella plan)
+    // holds the other words and names none. Asked the same way of what a
+    // passage names, the firmware version, the question is answered.
+    let v = chat("which chemicals are dosed into the cooling tower water?").await;
+    assert_eq!(v["status"], "refused", "{}", v["answer"]);
+    let limitations = v["answer"]["limitations"].as_str().unwrap();
+    assert!(limitations.contains("name the chemicals"), "{limitations}");
+    let v = chat("which firmware version should the YNX-520 controllers run?").await;
+    assert_answer(&v, &[], &["5.2.3"], &["golden/corpus/yorkland_om_notes.md"]);
+    // A graph refusal of a question naming no node says what it was
+    // about, not "a question about ,".
+    let v = chat("what sensor do the chillers use to detect a refrigerant leak?").await;
+    assert_eq!(v["status"], "refused", "{}", v["answer"]);
+    let limitations = v["answer"]["limitations"].as_str().unwrap();
+    assert!(
+        !limitations.contains("about ,") && !limitations.contains("about  "),
+        "{limitations}"
+    );
+}
+
+#[tokio::test]
 async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
     // The graph holds AHU-3 but not its design airflows; the sequence's
     // system table does, on AHU-3's row.
