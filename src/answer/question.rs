@@ -44,8 +44,9 @@ pub struct Question {
     /// The units by which a passage states a quantity, when the question
     /// asks for one (`dq:cue_quantity_unit`); empty otherwise.
     pub units: Vec<String>,
-    /// The kinds (Brick classes) it names by name: what it asks about, which
-    /// a passage that answers must name too.
+    /// The kinds (Brick classes) it names by name, and the noun it asks for
+    /// ([`asked_for`]: "what *chemicals* get added"): what it asks about,
+    /// which a passage that answers must name too.
     pub kinds: Vec<NamedKind>,
     /// Labels of the equipment that has a point it names ("VAV-2-14" for
     /// "vav-2-14 airflow"): a passage naming the box is about the point.
