@@ -149,7 +149,7 @@ impl Question {
                 });
             }
         }
-        if let Some(asked) = asked_for(cues, &words, &grounding, &kinds) {
+        if let Some(asked) = asked_for(cues, &words, &reading.focus, &kinds) {
             kinds.push(asked);
         }
         let broader = broader_classes(view, &grounding.payload_fields().brick_equip);
@@ -238,11 +238,12 @@ impl Question {
 /// a kind the question names. None when the question has no such noun
 /// phrase (one to three words), or when the noun names only the kind of
 /// answer ("what part got swapped"), a value ("what temperature does"),
-/// a word with no content, or what the question names already.
+/// a word with no content or a name the grounder matched (neither is in
+/// the reading's `focus`), or a kind the question names already.
 fn asked_for(
     cues: &Cues,
     words: &[String],
-    grounding: &Grounding,
+    focus: &[String],
     kinds: &[NamedKind],
 ) -> Option<NamedKind> {
     use text::Cue;
@@ -250,22 +251,17 @@ fn asked_for(
     let aux = (at + 1..words.len().min(at + 5)).find(|&i| cues.is(Cue::Auxiliary, &words[i]))?;
     let head = words.get(aux.checked_sub(1).filter(|&h| h > at)?)?;
     let stemmed = text::stem(head);
-    let plain = [
+    let value = [
         Cue::Which,
         Cue::Quantity,
         Cue::Number,
         Cue::QuantityUnit,
         Cue::AnswerKind,
-        Cue::FunctionWord,
-        Cue::StopWord,
-        Cue::FrameWord,
     ];
-    let named = kinds.iter().any(|k| k.words.contains(&stemmed))
-        || grounding
-            .entities
-            .iter()
-            .any(|e| text::words(&e.matched).contains(head));
-    if head.chars().any(|c| !c.is_alphabetic()) || plain.iter().any(|&c| cues.is(c, head)) || named
+    if head.chars().any(|c| !c.is_alphabetic())
+        || value.iter().any(|&c| cues.is(c, head))
+        || !focus.contains(&stemmed)
+        || kinds.iter().any(|k| k.words.contains(&stemmed))
     {
         return None;
     }
@@ -336,8 +332,11 @@ mod tests {
     #[tokio::test]
     async fn the_noun_a_question_asks_for_is_read_before_its_auxiliary() {
         let cues = crate::text::tests::cues().await;
-        let asked =
-            |q: &str| asked_for(&cues, &text::words(q), &Grounding::default(), &[]).map(|k| k.said);
+        let asked = |q: &str| {
+            let words = text::words(q);
+            let focus = intent::focus(&cues, &words, &Grounding::default());
+            asked_for(&cues, &words, &focus, &[]).map(|k| k.said)
+        };
         assert_eq!(
             asked("What chemicals get added to the cooling tower water?").as_deref(),
             Some("chemicals")
