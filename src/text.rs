@@ -203,6 +203,51 @@ pub fn stem(word: &str) -> String {
     w
 }
 
+/// The particles of a phrasal verb that the trade writes as one word too:
+/// "lock out" / "lockout", "shut down" / "shutdown", "set back" /
+/// "setback", "make up" / "make-up", "cut off" / "cutoff".
+const COMPOUND_PARTICLES: &[&str] = &["out", "up", "down", "off", "back", "over"];
+
+/// The other written forms of the phrasal verbs and their compounds in
+/// `text`: "locked out" also reads "lockout", "shut down" "shutdown", and
+/// "lockout" reads "lock", "warmup" "warm" (what "warm-up" and "warmed up"
+/// write). A word search finds the sequence's "chiller lockout" for a
+/// question about when the chillers are "locked out"; what it also reads
+/// ("layout" → "lay") only adds a word to look for. A root of three
+/// letters is not read: "setback" → "set", "cutoff" → "cut" are verbs of
+/// every other sentence.
+pub fn compound_forms(text: &str) -> Vec<String> {
+    let ws = words(text);
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |w: String| {
+        if !ws.contains(&w) && !out.contains(&w) {
+            out.push(w);
+        }
+    };
+    for pair in ws.windows(2) {
+        let (verb, particle) = (&pair[0], pair[1].as_str());
+        if COMPOUND_PARTICLES.contains(&particle)
+            && verb.len() >= 3
+            && verb.chars().all(|c| c.is_ascii_alphabetic())
+        {
+            add(format!("{}{particle}", stem(verb)));
+        }
+    }
+    for w in &ws {
+        if !w.chars().all(|c| c.is_ascii_alphabetic()) {
+            continue;
+        }
+        if let Some(root) = COMPOUND_PARTICLES
+            .iter()
+            .find_map(|p| w.strip_suffix(p))
+            .filter(|r| r.len() >= 4)
+        {
+            add(root.to_owned());
+        }
+    }
+    out
+}
+
 /// Letters and digits only, lower case: "VAV 2-14" and "vav-2-14" meet.
 pub fn squash(s: &str) -> String {
     s.chars()
@@ -949,6 +994,26 @@ pub(crate) mod tests {
     /// (with the one before it when both speak of the same thing); the
     /// lead-in's line, the lines before it and those of the next lead-in's
     /// list do not.
+    #[test]
+    fn phrasal_verbs_read_as_one_word_and_compounds_as_their_verb() {
+        assert_eq!(
+            compound_forms("below what outside temp are the chillers locked out"),
+            ["lockout"]
+        );
+        assert_eq!(
+            compound_forms("when does the boiler shut down"),
+            ["shutdown"]
+        );
+        assert_eq!(
+            compound_forms("chiller lockout and warmup"),
+            ["lock", "warm"]
+        );
+        // Nothing to add: no particle, a particle after a number or a short
+        // word, a compound whose root is too short to be a word.
+        assert!(compound_forms("what is the supply air temperature setpoint").is_empty());
+        assert!(compound_forms("stage 2 up to 4, go up, cover, setback").is_empty());
+    }
+
     #[test]
     fn list_items_stand_under_their_lead_in() {
         let lead_ins = |text: &str| -> Vec<Option<std::ops::Range<usize>>> {

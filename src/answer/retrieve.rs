@@ -92,10 +92,11 @@ pub fn fuse(
                 }
                 None => {
                     at.insert(l.id, out.len());
+                    let score = crate::embed::cosine(query, &l.vector);
                     out.push(Fused {
                         hit: Hit {
                             id: l.id,
-                            score: crate::embed::cosine(query, &l.vector),
+                            score,
                             payload: l.payload,
                         },
                         bm25: Some(l.bm25),
@@ -448,6 +449,14 @@ pub async fn search(
     top_k: usize,
 ) -> VectorResult<Retrieved> {
     let (g, text) = (&q.grounding, q.text.as_str());
+    // The word search reads a phrasal verb in its written-as-one-word form
+    // too ("locked out": "lockout").
+    let forms = crate::text::compound_forms(text);
+    let lexical_text = if forms.is_empty() {
+        text.to_owned()
+    } else {
+        format!("{text} {}", forms.join(" "))
+    };
     let limit = top_k * cfg.filter_fetch_factor.max(1);
     let mut trace = RetrievalTrace::default();
     let mut found = (Vec::new(), Vec::new());
@@ -468,7 +477,15 @@ pub async fn search(
                 equip = ?filter.equip,
                 "filtered retrieval"
             );
-            found = both(index, cfg, &vector, text, limit, Some(filter.clone())).await?;
+            found = both(
+                index,
+                cfg,
+                &vector,
+                &lexical_text,
+                limit,
+                Some(filter.clone()),
+            )
+            .await?;
             trace.filter = Some(filter);
             if found.0.is_empty() && found.1.is_empty() {
                 trace
@@ -485,7 +502,8 @@ pub async fn search(
                         "the filtered search found {n} < top_k {top_k} chunks: topped up with vanilla retrieval"
                     ));
                     tracing::info!(found = n, top_k, "filtered search topped up with vanilla");
-                    let (dense, lexical) = both(index, cfg, &vector, text, limit, None).await?;
+                    let (dense, lexical) =
+                        both(index, cfg, &vector, &lexical_text, limit, None).await?;
                     append_new(&mut found.0, dense, |h| h.id);
                     append_new(&mut found.1, lexical, |h| h.id);
                 }
@@ -498,7 +516,7 @@ pub async fn search(
     }
     if found.0.is_empty() && found.1.is_empty() {
         trace.mode = "vanilla".to_owned();
-        found = both(index, cfg, &vector, text, limit, None).await?;
+        found = both(index, cfg, &vector, &lexical_text, limit, None).await?;
     }
     let (dense, lexical) = found;
     let (n_dense, n_lexical) = (dense.len(), lexical.len());

@@ -359,6 +359,20 @@ async fn the_noun_a_question_asks_for_is_named_by_the_passage_that_answers() {
 }
 
 #[tokio::test]
+async fn a_phrasal_verb_finds_the_compound_the_sequence_writes() {
+    // The plant manual writes the "chiller lockout of 50 °F"; asked when
+    // the chillers are "locked out", the word search reads "lockout" too
+    // and the enable paragraph that states it is quoted.
+    let v = chat("at what outside temperature are the chillers locked out").await;
+    assert_answer(
+        &v,
+        &[],
+        &["50 °F"],
+        &["golden/corpus/northfield_chiller_plant_manual.md"],
+    );
+}
+
+#[tokio::test]
 async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
     // The graph holds AHU-3 but not its design airflows; the sequence's
     // system table does, on AHU-3's row.
