@@ -92,11 +92,10 @@ pub fn fuse(
                 }
                 None => {
                     at.insert(l.id, out.len());
-                    let score = crate::embed::cosine(query, &l.vector);
                     out.push(Fused {
                         hit: Hit {
                             id: l.id,
-                            score,
+                            score: crate::embed::cosine(query, &l.vector),
                             payload: l.payload,
                         },
                         bm25: Some(l.bm25),
@@ -459,6 +458,12 @@ pub async fn search(
     };
     let limit = top_k * cfg.filter_fetch_factor.max(1);
     let mut trace = RetrievalTrace::default();
+    if !forms.is_empty() {
+        trace.decisions.push(format!(
+            "the word search also reads {}: phrasal verbs and compounds in their other written form",
+            forms.join(", ")
+        ));
+    }
     let mut found = (Vec::new(), Vec::new());
     match decide_filter(cfg, g, graph_ids, &q.broader) {
         Ok(filter) => {

@@ -370,6 +370,11 @@ async fn a_phrasal_verb_finds_the_compound_the_sequence_writes() {
         &["50 °F"],
         &["golden/corpus/northfield_chiller_plant_manual.md"],
     );
+    assert!(
+        decisions(&v).contains("the word search also reads lockout"),
+        "{}",
+        decisions(&v)
+    );
 }
 
 #[tokio::test]
