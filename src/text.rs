@@ -205,7 +205,10 @@ pub fn stem(word: &str) -> String {
 
 /// The particles of a phrasal verb that the trade writes as one word too:
 /// "lock out" / "lockout", "shut down" / "shutdown", "set back" /
-/// "setback", "make up" / "make-up", "cut off" / "cutoff".
+/// "setback", "make up" / "make-up", "cut off" / "cutoff". The particles
+/// the sentence picker reads in hyphenated compounds
+/// (`answer::synthesize::PARTICLES`) without "in" and "on": a word ending
+/// in them is seldom a compound ("margin", "season", "button").
 const COMPOUND_PARTICLES: &[&str] = &["out", "up", "down", "off", "back", "over"];
 
 /// The other written forms of the phrasal verbs and their compounds in
@@ -990,10 +993,6 @@ pub fn is_formula(line: &str) -> bool {
 #[cfg(test)]
 pub(crate) mod tests {
 
-    /// The items of a list stand under the sentence that leads into it
-    /// (with the one before it when both speak of the same thing); the
-    /// lead-in's line, the lines before it and those of the next lead-in's
-    /// list do not.
     #[test]
     fn phrasal_verbs_read_as_one_word_and_compounds_as_their_verb() {
         assert_eq!(
@@ -1014,6 +1013,10 @@ pub(crate) mod tests {
         assert!(compound_forms("stage 2 up to 4, go up, cover, setback").is_empty());
     }
 
+    /// The items of a list stand under the sentence that leads into it
+    /// (with the one before it when both speak of the same thing); the
+    /// lead-in's line, the lines before it and those of the next lead-in's
+    /// list do not.
     #[test]
     fn list_items_stand_under_their_lead_in() {
         let lead_ins = |text: &str| -> Vec<Option<std::ops::Range<usize>>> {
