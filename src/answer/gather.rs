@@ -125,6 +125,26 @@ pub async fn documents(
     }
     let mut hits = r.hits;
     let mut selected = hits.len().min(top_k).min(cfg.max_context_chunks);
+    if for_answer
+        && selected < cfg.max_context_chunks
+        && let Some(f) = super::fuller::fuller(&hits, selected, q.focus())
+    {
+        let s = hits.remove(f.index);
+        hits.insert(selected, s);
+        selected += 1;
+        trace.retrieval.decisions.push(format!(
+            "1 chunk added: ranked {} but with a sentence writing {} of the question's terms, every one the selection's fullest sentence writes ({}) and more",
+            f.index + 1,
+            f.terms,
+            f.selected
+        ));
+        tracing::info!(
+            rank = f.index + 1,
+            terms = f.terms,
+            selected_terms = f.selected,
+            "a chunk with a fuller sentence joins the selection"
+        );
+    }
     if for_answer {
         let index = docs.ingestor().index();
         let (with, followers) = retrieve::with_followers(

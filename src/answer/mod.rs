@@ -15,6 +15,7 @@ pub mod compose;
 pub mod conflict;
 pub mod contract;
 pub mod facts;
+pub mod fuller;
 pub mod gather;
 pub mod intent;
 mod pipeline;

@@ -378,6 +378,33 @@ async fn a_phrasal_verb_finds_the_compound_the_sequence_writes() {
 }
 
 #[tokio::test]
+async fn a_fuller_sentence_ranked_below_the_selection_is_read() {
+    // "What is the chiller lockout temperature": a dozen chunks about the
+    // plant stand closer to the question than the short enable paragraph,
+    // and the best of them (staging) writes "chiller" and "temperature",
+    // which is enough of the question to answer with. The enable
+    // paragraph writes all three words in one sentence: it joins the
+    // selection, and its "chiller lockout of 50 °F" is quoted.
+    for q in [
+        "what is the chiller lockout temperature",
+        "chiller lockout temp?",
+    ] {
+        let v = chat(q).await;
+        assert_answer(
+            &v,
+            &[],
+            &["chiller lockout of 50 °F"],
+            &["golden/corpus/northfield_chiller_plant_manual.md"],
+        );
+        assert!(
+            decisions(&v).contains("1 chunk added: ranked"),
+            "{q}: {}",
+            decisions(&v)
+        );
+    }
+}
+
+#[tokio::test]
 async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
     // The graph holds AHU-3 but not its design airflows; the sequence's
     // system table does, on AHU-3's row.
