@@ -28,8 +28,14 @@ pub struct Fuller {
 /// writes, and at least one more (the most terms first, then the rank).
 /// A chunk that writes other words of the question than the selection,
 /// not more of them, is not read: it would trade one part of the question
-/// for another.
-pub fn fuller(hits: &[Scored], selected: usize, focus: Focus<'_>) -> Option<Fuller> {
+/// for another. Nor is one when no selected sentence holds the share of
+/// the question's terms an answer needs (`floor`, the coverage floor): the
+/// chunk replaces a worse answer, it does not make one where the selection
+/// has none — a sentence sought for holding the question's words would
+/// otherwise clear the coverage floor because it was sought for it (a
+/// question about a DOAS that no page covers was answered with another
+/// unit's supply-air reset).
+pub fn fuller(hits: &[Scored], selected: usize, focus: Focus<'_>, floor: f32) -> Option<Fuller> {
     if focus.terms.len() < 2 || selected == 0 || selected >= hits.len() {
         return None;
     }
@@ -38,6 +44,9 @@ pub fn fuller(hits: &[Scored], selected: usize, focus: Focus<'_>) -> Option<Full
         .flat_map(|s| sentences(s, focus))
         .collect();
     let most = fullest.iter().map(Vec::len).max().unwrap_or(0);
+    if (most as f32) < floor * focus.terms.len() as f32 {
+        return None;
+    }
     let best: Vec<&Vec<String>> = fullest.iter().filter(|t| t.len() == most).collect();
     hits.iter()
         .enumerate()
@@ -145,7 +154,7 @@ mod tests {
             ),
         ];
         assert_eq!(
-            fuller(&hits, 2, Focus::plain(&terms)),
+            fuller(&hits, 2, Focus::plain(&terms), 0.6),
             Some(Fuller {
                 index: 2,
                 terms: 3,
@@ -153,7 +162,10 @@ mod tests {
             })
         );
         // Selected already: nothing joins.
-        assert_eq!(fuller(&hits, 3, Focus::plain(&terms)), None);
+        assert_eq!(fuller(&hits, 3, Focus::plain(&terms), 0.6), None);
+        // A selection that holds too little of the question to answer
+        // (one term of three, below a floor of 60 %) is not completed.
+        assert_eq!(fuller(&hits[1..], 1, Focus::plain(&terms), 0.6), None);
     }
 
     #[test]
@@ -165,7 +177,7 @@ mod tests {
             hit("Plant", "The boiler temperature reset runs at stage 1."),
             hit("Plant", "The lockout of the boiler holds in summer."),
         ];
-        assert_eq!(fuller(&hits, 1, Focus::plain(&terms)), None);
+        assert_eq!(fuller(&hits, 1, Focus::plain(&terms), 0.0), None);
         // One more of many words is what a neighbouring passage on the
         // same topic writes: four of the question's words against three
         // is not half as many again.
@@ -177,7 +189,7 @@ mod tests {
                 "When the room with an occupancy sensor is empty, the zone minimum is zero.",
             ),
         ];
-        assert_eq!(fuller(&hits, 1, Focus::plain(&terms)), None);
+        assert_eq!(fuller(&hits, 1, Focus::plain(&terms), 0.0), None);
         // Half as many again does.
         let hits = vec![
             hit("Zones", "The zone setpoint holds."),
@@ -187,7 +199,7 @@ mod tests {
             ),
         ];
         assert_eq!(
-            fuller(&hits, 1, Focus::plain(&terms)).map(|f| f.index),
+            fuller(&hits, 1, Focus::plain(&terms), 0.0).map(|f| f.index),
             Some(1)
         );
     }

@@ -82,9 +82,10 @@ pub struct Retrieval {
 }
 
 /// Steps 4–5: embed the question, search (filtered or vanilla, every
-/// fallback recorded), rerank. For an answer (`for_answer`), the chunk
-/// after each selected one joins the selection
-/// ([`retrieve::with_followers`]); a listing of what was found
+/// fallback recorded), rerank. For an answer (`for_answer`), a chunk
+/// ranked lower with a fuller sentence than the selection's
+/// ([`super::fuller::fuller`]) and the chunk after each selected one
+/// ([`retrieve::with_followers`]) join the selection; a listing of what was found
 /// (`/retrieve`) is the `top_k` chunks as ranked. Without a document
 /// service: nothing, with a warning.
 pub async fn documents(
@@ -127,7 +128,7 @@ pub async fn documents(
     let mut selected = hits.len().min(top_k).min(cfg.max_context_chunks);
     if for_answer
         && selected < cfg.max_context_chunks
-        && let Some(f) = super::fuller::fuller(&hits, selected, q.focus())
+        && let Some(f) = super::fuller::fuller(&hits, selected, q.focus(), cfg.min_coverage)
     {
         let s = hits.remove(f.index);
         hits.insert(selected, s);
