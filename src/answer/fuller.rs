@@ -47,18 +47,24 @@ pub fn fuller(hits: &[Scored], selected: usize, focus: Focus<'_>, floor: f32) ->
     if (most as f32) < floor * focus.terms.len() as f32 {
         return None;
     }
+    // More than `most`, and half as many again.
+    let needed = (most + 1).max((3 * most).div_ceil(2));
+    if needed > focus.terms.len() {
+        return None;
+    }
     let best: Vec<&Vec<String>> = fullest.iter().filter(|t| t.len() == most).collect();
+    let enough =
+        |t: &Vec<String>| t.len() >= needed && best.iter().any(|b| b.iter().all(|w| t.contains(w)));
     hits.iter()
         .enumerate()
         .skip(selected)
+        // A chunk whose whole text does not write enough has no sentence
+        // that does: it is not split into sentences.
+        .filter(|(_, s)| enough(&written(s, focus)))
         .filter_map(|(i, s)| {
             sentences(s, focus)
                 .into_iter()
-                .filter(|t| {
-                    t.len() > most
-                        && 2 * t.len() >= 3 * most
-                        && best.iter().any(|b| b.iter().all(|w| t.contains(w)))
-                })
+                .filter(enough)
                 .map(|t| t.len())
                 .max()
                 .map(|n| (i, n))
@@ -77,16 +83,24 @@ fn sentences(s: &Scored, focus: Focus<'_>) -> Vec<Vec<String>> {
     let heading = matched_terms(focus, &camel_spaced(&s.hit.payload.section_title));
     quotable(&s.hit.payload.node_content)
         .iter()
-        .map(|sentence| {
-            let mut terms = matched_terms(focus, sentence);
-            for t in &heading {
-                if !terms.contains(t) {
-                    terms.push(t.clone());
-                }
-            }
-            terms
-        })
+        .map(|sentence| with(matched_terms(focus, sentence), &heading))
         .collect()
+}
+
+/// The focus terms a chunk's whole text and its heading path write.
+fn written(s: &Scored, focus: Focus<'_>) -> Vec<String> {
+    let heading = matched_terms(focus, &camel_spaced(&s.hit.payload.section_title));
+    with(matched_terms(focus, &s.hit.payload.node_content), &heading)
+}
+
+/// `terms` with those of `more` they lack.
+fn with(mut terms: Vec<String>, more: &[String]) -> Vec<String> {
+    for t in more {
+        if !terms.contains(t) {
+            terms.push(t.clone());
+        }
+    }
+    terms
 }
 
 #[cfg(test)]
