@@ -41,7 +41,7 @@ pub fn fuller(hits: &[Scored], selected: usize, focus: Focus<'_>, floor: f32) ->
     }
     let fullest: Vec<Vec<String>> = hits[..selected]
         .iter()
-        .flat_map(|s| sentences(s, focus))
+        .flat_map(|s| sentences(s, focus, &heading(s, focus)))
         .collect();
     let most = fullest.iter().map(Vec::len).max().unwrap_or(0);
     if (most as f32) < floor * focus.terms.len() as f32 {
@@ -58,11 +58,17 @@ pub fn fuller(hits: &[Scored], selected: usize, focus: Focus<'_>, floor: f32) ->
     hits.iter()
         .enumerate()
         .skip(selected)
-        // A chunk whose whole text does not write enough has no sentence
-        // that does: it is not split into sentences.
-        .filter(|(_, s)| enough(&written(s, focus)))
         .filter_map(|(i, s)| {
-            sentences(s, focus)
+            let heading = heading(s, focus);
+            // A chunk whose whole text does not write enough has no
+            // sentence that does: it is not split into sentences.
+            if !enough(&with(
+                matched_terms(focus, &s.hit.payload.node_content),
+                &heading,
+            )) {
+                return None;
+            }
+            sentences(s, focus, &heading)
                 .into_iter()
                 .filter(enough)
                 .map(|t| t.len())
@@ -77,20 +83,18 @@ pub fn fuller(hits: &[Scored], selected: usize, focus: Focus<'_>, floor: f32) ->
         })
 }
 
-/// The focus terms each sentence of a chunk writes, its heading path's
-/// with them.
-fn sentences(s: &Scored, focus: Focus<'_>) -> Vec<Vec<String>> {
-    let heading = matched_terms(focus, &camel_spaced(&s.hit.payload.section_title));
-    quotable(&s.hit.payload.node_content)
-        .iter()
-        .map(|sentence| with(matched_terms(focus, sentence), &heading))
-        .collect()
+/// The focus terms a chunk's heading path writes.
+fn heading(s: &Scored, focus: Focus<'_>) -> Vec<String> {
+    matched_terms(focus, &camel_spaced(&s.hit.payload.section_title))
 }
 
-/// The focus terms a chunk's whole text and its heading path write.
-fn written(s: &Scored, focus: Focus<'_>) -> Vec<String> {
-    let heading = matched_terms(focus, &camel_spaced(&s.hit.payload.section_title));
-    with(matched_terms(focus, &s.hit.payload.node_content), &heading)
+/// The focus terms each sentence of a chunk writes, those of its heading
+/// path (`heading`) with them.
+fn sentences(s: &Scored, focus: Focus<'_>, heading: &[String]) -> Vec<Vec<String>> {
+    quotable(&s.hit.payload.node_content)
+        .iter()
+        .map(|sentence| with(matched_terms(focus, sentence), heading))
+        .collect()
 }
 
 /// `terms` with those of `more` they lack.

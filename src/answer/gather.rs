@@ -85,8 +85,8 @@ pub struct Retrieval {
 /// fallback recorded), rerank. For an answer (`for_answer`), a chunk
 /// ranked lower with a fuller sentence than the selection's
 /// ([`super::fuller::fuller`]) and the chunk after each selected one
-/// ([`retrieve::with_followers`]) join the selection; a listing of what was found
-/// (`/retrieve`) is the `top_k` chunks as ranked. Without a document
+/// ([`retrieve::with_followers`]) join the selection; a listing of what
+/// was found (`/retrieve`) is the `top_k` chunks as ranked. Without a document
 /// service: nothing, with a warning.
 pub async fn documents(
     docs: Option<&DocService>,
