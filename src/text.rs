@@ -628,6 +628,10 @@ pub enum Cue {
     /// Auxiliary verbs that end the noun a question asks for ("what
     /// chemicals get added").
     Auxiliary,
+    /// The operating modes of a zone group or a unit ("setback",
+    /// "warm-up"): a passage that does not name the one a question names
+    /// tells what happens in another mode.
+    Mode,
 }
 
 impl Cue {
@@ -639,7 +643,12 @@ impl Cue {
     pub fn reads_documents(self) -> bool {
         matches!(
             self,
-            Self::Quantity | Self::Number | Self::QuantityUnit | Self::AnswerKind | Self::Auxiliary
+            Self::Quantity
+                | Self::Number
+                | Self::QuantityUnit
+                | Self::AnswerKind
+                | Self::Auxiliary
+                | Self::Mode
         )
     }
 

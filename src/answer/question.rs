@@ -69,12 +69,26 @@ pub struct NamedKind {
     /// Other forms of its words (abbreviations, spelled-out words); set by
     /// the pipeline from the spelling, none until then.
     pub equivalents: Vec<Equivalent>,
+    /// For an operating mode, its letters ("cooldown"): a text names it
+    /// only by them, as one word or one compound ("Cool-down", "cool
+    /// down"), not by a word of the same root ("cooling").
+    pub form: Option<String>,
 }
 
 impl NamedKind {
     /// Whether `text` names the kind: all its words as asked (or in another
     /// form), or all the words of its label.
     pub fn named_in(&self, text: &str) -> bool {
+        if let Some(form) = &self.form {
+            let runs: Vec<String> = text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|r| !r.is_empty())
+                .map(str::to_lowercase)
+                .collect();
+            return runs.iter().enumerate().any(|(i, r)| {
+                r == form || runs.get(i + 1).is_some_and(|n| format!("{r}{n}") == *form)
+            });
+        }
         let all = |terms: &[String], equivalents: &[Equivalent]| {
             !terms.is_empty()
                 && super::synthesize::matched_terms(
@@ -146,11 +160,17 @@ impl Question {
                     words: stems(&e.matched),
                     label: stems(&e.label),
                     equivalents: Vec::new(),
+                    form: None,
                 });
             }
         }
         if let Some(asked) = asked_for(cues, &words, &reading.focus, &kinds) {
             kinds.push(asked);
+        }
+        for mode in modes_named(cues, &lower) {
+            if !kinds.iter().any(|k| k.words == mode.words) {
+                kinds.push(mode);
+            }
         }
         let broader = broader_classes(view, &grounding.payload_fields().brick_equip);
         let units = if reading.quantity {
@@ -270,7 +290,32 @@ fn asked_for(
         words: vec![stemmed],
         label: Vec::new(),
         equivalents: Vec::new(),
+        form: None,
     })
+}
+
+/// The operating modes `lower` (a question in lower case) names
+/// (`dq:cue_mode`): each a kind a passage that answers must name, once
+/// however it is spelled ("warm up", "warm-up" and "warmup" are one mode,
+/// which a passage's "Warm-up" names and its "warm" does not).
+fn modes_named(cues: &Cues, lower: &str) -> Vec<NamedKind> {
+    let mut out: Vec<NamedKind> = Vec::new();
+    for said in cues.list(text::Cue::Mode) {
+        if text::phrase_at(lower, said).next().is_none() {
+            continue;
+        }
+        let form = squash(said);
+        if !out.iter().any(|k| k.form.as_ref() == Some(&form)) {
+            out.push(NamedKind {
+                said: said.clone(),
+                words: vec![text::stem(&form)],
+                label: Vec::new(),
+                equivalents: Vec::new(),
+                form: Some(form),
+            });
+        }
+    }
+    out
 }
 
 /// Words shaped like a product model number ("YRT-5000") that the grounder
@@ -363,5 +408,49 @@ mod tests {
         ] {
             assert_eq!(asked(q), None, "{q}");
         }
+    }
+
+    /// A mode is read however it is spelled, once, and named only by its
+    /// own letters: "Cool-down" names the mode, "cooling" does not.
+    #[tokio::test]
+    async fn the_modes_a_question_names_are_kinds_a_passage_names_by_their_letters() {
+        let cues = crate::text::tests::cues().await;
+        let modes = |q: &str| -> Vec<String> {
+            modes_named(&cues, &q.to_lowercase())
+                .into_iter()
+                .map(|k| k.form.unwrap_or_default())
+                .collect()
+        };
+        assert_eq!(
+            modes("wat airflow do the interior boxes get in setback overnite"),
+            ["setback"]
+        );
+        for q in [
+            "ahu sat stpt during warm up",
+            "AHU SAT setpoint during Warm-up?",
+            "sat in warmup",
+        ] {
+            assert_eq!(modes(q), ["warmup"], "{q}");
+        }
+        assert_eq!(
+            modes("cooling-only boxes in cool-down and setup modes").len(),
+            2
+        );
+        // No mode: the words of a mode's root, or none at all.
+        for q in [
+            "what is the cooling setpoint",
+            "how warm does the supply air get",
+            "who set up the controller",
+        ] {
+            assert!(modes(q).is_empty(), "{q}");
+        }
+        let [cooldown] = modes_named(&cues, "sat setpoint during cooldown")
+            .try_into()
+            .unwrap();
+        assert!(cooldown.named_in("In Cool-down mode SAT-SP is fixed at 55 °F."));
+        assert!(cooldown.named_in("during cool down the fans run"));
+        assert!(cooldown.named_in("Cooldown | VCooMax_flow"));
+        assert!(!cooldown.named_in("the cooling SAT requests of the boxes"));
+        assert!(!cooldown.named_in("cool, then down to 55 °F"));
     }
 }

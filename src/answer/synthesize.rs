@@ -551,12 +551,31 @@ fn pick_from(
                 .any(|p| k.named_in(&p.text) || k.named_in(&heading_of(p)))
         })
     };
-    if unnamed(&out.iter().collect::<Vec<_>>())
+    // A mode is named by the best sentence itself: the sentences after it
+    // are quoted for what they add, and "First, a maximum cooling setpoint
+    // is reset …" does not become an answer for cool-down by the table row
+    // quoted after it.
+    let mode_unnamed = out.first().is_some_and(|p| {
+        focus
+            .kinds
+            .iter()
+            .any(|k| k.form.is_some() && !k.named_in(&p.text) && !k.named_in(&heading_of(p)))
+    });
+    if (mode_unnamed || unnamed(&out.iter().collect::<Vec<_>>()))
         && all
             .iter()
             .any(|(p, _)| !p.matched.is_empty() && !unnamed(&[p]))
     {
-        all.retain(|(p, _)| !p.matched.is_empty() && !unnamed(&[p]));
+        // The best of them first; after it, one that names what the
+        // question names may add a term ("VAV-2-16 … 225 cfm heating
+        // maximum" after "In Warm-up and Setback modes the box runs at
+        // Vheat-max …").
+        let mentions = |p: &Picked| {
+            let said = squash(&p.text);
+            squashed.iter().any(|l| said.contains(l.as_str()))
+        };
+        all.retain(|(p, _)| !p.matched.is_empty() && (mentions(p) || !unnamed(&[p])));
+        all.sort_by_key(|(p, _)| unnamed(&[p]));
         (out, first) = select(&all, max);
     }
     // The sentence after the best one often holds the cause, the value or
@@ -1161,6 +1180,7 @@ mod tests {
             words: stems("co2 sensors"),
             label: stems("CO2 Sensor"),
             equivalents: Vec::new(),
+            form: None,
         }];
         let log = "The CO2 input was configured for 0-5 V, so the dcv box minimum airflow in the room stayed low.";
         let sequence =
@@ -1192,6 +1212,36 @@ mod tests {
             1,
         );
         assert_eq!(under[0].text, log);
+    }
+
+    /// A question that names a mode and a box is answered by the sentence
+    /// naming the mode first; a sentence naming the box may follow it with
+    /// what it adds, one that names neither may not.
+    #[test]
+    fn after_the_sentence_naming_a_mode_one_naming_the_asked_box_may_follow() {
+        let f = focus(&["cfm", "vav-2-16", "warmup", "zone", "heat", "setpoint"]);
+        let mode = crate::answer::question::NamedKind {
+            said: "warm up".into(),
+            words: vec!["warmup".into()],
+            label: Vec::new(),
+            equivalents: Vec::new(),
+            form: Some("warmup".into()),
+        };
+        let example = "VAV-2-16 is the only corner office box: 450 cfm cooling maximum, 225 cfm heating maximum.";
+        let zone =
+            "The zone heating setpoint is 70 °F and the cooling setpoint 75 °F in cfm terms.";
+        let sequence = "In Warm-up and Setback modes the box runs at Vheat-max while ZNT is below the active heating setpoint.";
+        let texts = [(0, example, 1.0), (1, zone, 0.95), (2, sequence, 0.9)];
+        let kinds = [mode];
+        let focus = Focus {
+            kinds: &kinds,
+            ..Focus::plain(&f)
+        };
+        let picked: Vec<String> = pick_in(focus, &["VAV-2-16".into()], &texts, &[], &[], 2)
+            .into_iter()
+            .map(|p| p.text)
+            .collect();
+        assert_eq!(picked, [sequence, example]);
     }
 
     /// A table's caption is quoted once: with the row that carries it, not

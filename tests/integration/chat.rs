@@ -405,6 +405,54 @@ async fn a_fuller_sentence_ranked_below_the_selection_is_read() {
 }
 
 #[tokio::test]
+async fn a_question_naming_a_mode_is_answered_by_a_passage_naming_it() {
+    // "Cool-down" is a mode of the AHU sequence; "cooling" shares its
+    // root. The SAT reset paragraph holds "cooling" and SAT-SP and once
+    // answered for the mode; the sentence and the table row that name
+    // Cool-down say 55 °F.
+    for (q, phrase) in [
+        (
+            "what is the sat setpoint during cool-down",
+            "In Cool-down mode SAT-SP is fixed at 55 °F",
+        ),
+        ("sat-sp in cooldown?", "Mode: Cool-down"),
+    ] {
+        let v = chat(q).await;
+        assert_answer(
+            &v,
+            &[],
+            &[phrase, "55 °F"],
+            &["golden/corpus/northfield_soo_ahu.md"],
+        );
+        let answer = v["answer"]["answer"].as_str().unwrap();
+        assert!(
+            !answer.contains("First, a maximum cooling setpoint"),
+            "{q}: {answer}"
+        );
+    }
+    // The box's own numbers follow the mode's sentence: what a reheat box
+    // does in warm-up, then VAV-2-16's heating maximum.
+    let v = chat(
+        "how much air does vav-2-16 move in warm-up when the room is below its heating setpoint",
+    )
+    .await;
+    assert_answer(
+        &v,
+        &[],
+        &[
+            "In Warm-up and Setback modes the box runs at Vheat-max",
+            "225 cfm heating maximum",
+        ],
+        &["golden/corpus/northfield_soo_vav.md"],
+    );
+    // No passage says what the condenser-water pumps do in setback.
+    let v = chat("what do the condenser water pumps do during setback").await;
+    assert_eq!(v["status"], "refused", "{}", v["answer"]);
+    let limitations = v["answer"]["limitations"].as_str().unwrap();
+    assert!(limitations.contains("name the setback"), "{limitations}");
+}
+
+#[tokio::test]
 async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
     // The graph holds AHU-3 but not its design airflows; the sequence's
     // system table does, on AHU-3's row.

@@ -11,7 +11,7 @@ use crate::answer::view::GraphView;
 use crate::answer::{Answer, Answerability, EvidenceItem};
 use crate::config::AnswerConfig;
 use crate::embed::EmbedError;
-use crate::ground::{Grounder, PayloadFields};
+use crate::ground::{EntityKind, Grounder, PayloadFields};
 use crate::ingest::DocService;
 use crate::text::{squash, stem, words};
 use crate::vector::ChunkPayload;
@@ -72,17 +72,38 @@ pub fn picks(
     let mut picked = synthesize::pick_in(focus, &names, &texts, &naming, &headings, 2);
     let heading = |i: usize| own_heading(&hits[i].hit.payload.section_title);
     // Quote a second chunk only when the best one alone does not hold
-    // enough of the question: one passage, one page, is easier to check.
+    // enough of the question, or names none of what the question names
+    // and the second does ("VAV-2-16 … 225 cfm heating maximum" after the
+    // reheat boxes' warm-up sentence): one passage, one page, is easier to
+    // check.
     if let Some(first) = picked.first().map(|p| p.source) {
-        let own: Vec<Picked> = picked
+        let (own, other): (Vec<Picked>, Vec<Picked>) =
+            picked.iter().cloned().partition(|p| p.source == first);
+        // The equipment and points it names: not the classes, nor the
+        // products (a product's name also heads its fault and maintenance
+        // rows, which answer nothing else).
+        let instances: Vec<&String> = q
+            .grounding
+            .entities
             .iter()
-            .filter(|p| p.source == first)
-            .cloned()
+            .filter(|e| e.kind == EntityKind::Instance)
+            .map(|e| &e.label)
+            .chain(&q.owners)
             .collect();
+        let mentions = |ps: &[Picked]| {
+            ps.iter().any(|p| {
+                let said = squash(&p.text);
+                instances.iter().any(|n| {
+                    let n = squash(n);
+                    n.len() > 2 && said.contains(&n)
+                })
+            })
+        };
         if measure(q, &own, &[heading(first)], &[path(first)])
             .held
             .coverage
             >= cfg.min_coverage
+            && (mentions(&own) || !mentions(&other))
         {
             picked = own;
         }
