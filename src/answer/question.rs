@@ -86,7 +86,10 @@ impl NamedKind {
                 .map(str::to_lowercase)
                 .collect();
             return runs.iter().enumerate().any(|(i, r)| {
-                r == form || runs.get(i + 1).is_some_and(|n| format!("{r}{n}") == *form)
+                r == form
+                    || form
+                        .strip_prefix(r.as_str())
+                        .is_some_and(|rest| runs.get(i + 1).is_some_and(|n| n == rest))
             });
         }
         let all = |terms: &[String], equivalents: &[Equivalent]| {

@@ -395,11 +395,7 @@ fn pick_from(
     max: usize,
     kind: Texts,
 ) -> Vec<Picked> {
-    let squashed: Vec<String> = labels
-        .iter()
-        .map(|l| squash(l))
-        .filter(|l| l.len() > 2)
-        .collect();
+    let squashed = squashed_labels(labels);
     let mut all: Vec<(Picked, usize)> = Vec::new();
     // Each text's sentences, and for each the dated opening of its record
     // and the lead-in of its list.
@@ -443,10 +439,7 @@ fn pick_from(
         };
         let owns: Vec<usize> = by_source[i]
             .iter()
-            .map(|s| {
-                let sq = squash(s);
-                squashed.iter().filter(|l| sq.contains(l.as_str())).count()
-            })
+            .map(|s| mentions(s, &squashed))
             .collect();
         let mut mentioned = 0;
         for (k, s) in by_source[i].iter().enumerate() {
@@ -545,22 +538,17 @@ fn pick_from(
             .map(|h| camel_spaced(h))
             .unwrap_or_default()
     };
-    let unnamed = |ps: &[&Picked]| {
-        focus.kinds.iter().any(|k| {
-            !ps.iter()
-                .any(|p| k.named_in(&p.text) || k.named_in(&heading_of(p)))
-        })
+    let names = |k: &super::question::NamedKind, p: &Picked| {
+        k.named_in(&p.text) || k.named_in(&heading_of(p))
     };
+    let unnamed = |ps: &[&Picked]| focus.kinds.iter().any(|k| !ps.iter().any(|p| names(k, p)));
     // A mode is named by the best sentence itself: the sentences after it
     // are quoted for what they add, and "First, a maximum cooling setpoint
     // is reset …" does not become an answer for cool-down by the table row
     // quoted after it.
-    let mode_unnamed = out.first().is_some_and(|p| {
-        focus
-            .kinds
-            .iter()
-            .any(|k| k.form.is_some() && !k.named_in(&p.text) && !k.named_in(&heading_of(p)))
-    });
+    let mode_unnamed = out
+        .first()
+        .is_some_and(|p| focus.kinds.iter().any(|k| k.form.is_some() && !names(k, p)));
     if (mode_unnamed || unnamed(&out.iter().collect::<Vec<_>>()))
         && all
             .iter()
@@ -570,11 +558,9 @@ fn pick_from(
         // question names may add a term ("VAV-2-16 … 225 cfm heating
         // maximum" after "In Warm-up and Setback modes the box runs at
         // Vheat-max …").
-        let mentions = |p: &Picked| {
-            let said = squash(&p.text);
-            squashed.iter().any(|l| said.contains(l.as_str()))
-        };
-        all.retain(|(p, _)| !p.matched.is_empty() && (mentions(p) || !unnamed(&[p])));
+        all.retain(|(p, _)| {
+            !p.matched.is_empty() && (mentions(&p.text, &squashed) > 0 || !unnamed(&[p]))
+        });
         all.sort_by_key(|(p, _)| unnamed(&[p]));
         (out, first) = select(&all, max);
     }
@@ -637,6 +623,25 @@ fn pick_from(
         }
     }
     without_captions_repeated(out)
+}
+
+/// Names as a text mentions them: squashed ([`squash`]), the ones of more
+/// than two letters.
+pub(crate) fn squashed_labels<'a>(labels: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    labels
+        .into_iter()
+        .map(|l| squash(l))
+        .filter(|l| l.len() > 2)
+        .collect()
+}
+
+/// How many of `squashed` ([`squashed_labels`]) `text` mentions.
+pub(crate) fn mentions(text: &str, squashed: &[String]) -> usize {
+    let said = squash(text);
+    squashed
+        .iter()
+        .filter(|l| said.contains(l.as_str()))
+        .count()
 }
 
 /// The picked sentences without one that a table row quoted beside it

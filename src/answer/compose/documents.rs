@@ -82,22 +82,17 @@ pub fn picks(
         // The equipment and points it names: not the classes, nor the
         // products (a product's name also heads its fault and maintenance
         // rows, which answer nothing else).
-        let instances: Vec<&String> = q
-            .grounding
-            .entities
-            .iter()
-            .filter(|e| e.kind == EntityKind::Instance)
-            .map(|e| &e.label)
-            .chain(&q.owners)
-            .collect();
+        let instances = synthesize::squashed_labels(
+            q.grounding
+                .entities
+                .iter()
+                .filter(|e| e.kind == EntityKind::Instance)
+                .map(|e| &e.label)
+                .chain(&q.owners),
+        );
         let mentions = |ps: &[Picked]| {
-            ps.iter().any(|p| {
-                let said = squash(&p.text);
-                instances.iter().any(|n| {
-                    let n = squash(n);
-                    n.len() > 2 && said.contains(&n)
-                })
-            })
+            ps.iter()
+                .any(|p| synthesize::mentions(&p.text, &instances) > 0)
         };
         if measure(q, &own, &[heading(first)], &[path(first)])
             .held
