@@ -415,10 +415,62 @@ pub fn quotable_in_context(
 ) -> Vec<(String, Option<usize>, Option<std::ops::Range<usize>>)> {
     let lines = quotable_lines(text);
     let leads = lead_ins_of(text, &lines);
+    let run_in = run_in_headings_of(&lines);
     records_of(lines)
         .into_iter()
-        .zip(leads)
-        .map(|((sentence, opening), lead)| (sentence, opening, lead))
+        .zip(leads.into_iter().zip(run_in))
+        .map(|((sentence, opening), (lead, run_in))| {
+            let lead = lead.or_else(|| run_in.filter(|_| opening.is_none()).map(|j| j..j + 1));
+            (sentence, opening, lead)
+        })
+        .collect()
+}
+
+/// Most words of a run-in heading ([`run_in_headings_of`]).
+const RUN_IN_WORDS: usize = 6;
+
+/// Articles, pronouns and auxiliaries: a few words that say one of them
+/// are a sentence ("The fan speed loop runs.", "Boilers are serviced
+/// yearly."), not a run-in heading ("YCO-300 CO2 sensors.", "Reheat valve
+/// (YVR-3100 only).").
+const SENTENCE_WORDS: &[&str] = &[
+    "the", "a", "an", "this", "that", "these", "those", "it", "its", "they", "there", "is", "are",
+    "was", "were", "be", "been", "has", "have", "had", "do", "does", "did", "shall", "must",
+    "will", "can", "should", "may",
+];
+
+/// For each of a text's [`quotable_lines`], the run-in heading its
+/// paragraph opens with, by index: a first sentence of a few words, none
+/// of them an article, pronoun or auxiliary ([`SENTENCE_WORDS`]), that
+/// names what the paragraph is about ("YCO-300 CO2 sensors. … Check with
+/// 1,000 ppm calibration gas every 2 years; replace the sensor if it reads
+/// more than 75 ppm off."). The later sentences of the paragraph stand
+/// under it as a list's items stand under their lead-in: "replace the
+/// sensor" is said of the CO2 sensors. `None` for the heading itself, for
+/// a sentence of a paragraph that opens otherwise and for a table row.
+fn run_in_headings_of(lines: &[(usize, String)]) -> Vec<Option<usize>> {
+    let mut heading: Option<(usize, Option<usize>)> = None;
+    lines
+        .iter()
+        .enumerate()
+        .map(|(k, (n, sentence))| match heading {
+            Some((m, first)) if m == *n => first,
+            _ => {
+                let words: Vec<String> = sentence
+                    .split_whitespace()
+                    .map(|w| {
+                        w.trim_matches(|c: char| !c.is_alphanumeric())
+                            .to_lowercase()
+                    })
+                    .collect();
+                let short = sentence.ends_with('.')
+                    && !sentence.contains(" | ")
+                    && words.len() <= RUN_IN_WORDS
+                    && !words.iter().any(|w| SENTENCE_WORDS.contains(&w.as_str()));
+                heading = Some((*n, short.then_some(k)));
+                None
+            }
+        })
         .collect()
 }
 
@@ -632,6 +684,10 @@ pub enum Cue {
     /// "warm-up"): a passage that does not name the one a question names
     /// tells what happens in another mode.
     Mode,
+    /// Question words that ask how, why or when something is done ("how
+    /// are the CO2 sensors calibrated"): a list of a class's points
+    /// answers none of them.
+    Manner,
 }
 
 impl Cue {
@@ -1096,6 +1152,26 @@ pub(crate) mod tests {
         assert!(super::opens_with_date("2026-01: valve"));
         assert!(!super::opens_with_date("2025 was a cold year."));
         assert!(!super::opens_with_date("10-14-2025 entry"));
+    }
+
+    /// The later sentences of a paragraph that opens with a run-in
+    /// heading ("YCO-300 CO2 sensors.") stand under it as a list's items
+    /// stand under their lead-in; a paragraph that opens with a sentence,
+    /// short or long, a dated record and a table row stand under none.
+    #[test]
+    fn sentences_stand_under_the_run_in_heading_of_their_paragraph() {
+        let text = "YCO-300 CO2 sensors. The baseline assumes 420 ppm. Replace the sensor if it reads 75 ppm off.\n\
+                    The fan speed loop runs. Changes are limited.\n\
+                    2025-10-14 — B-1: annual service. Drain pH 6.8.\n\
+                    | Item | Value |\n| --- | --- |\n| Filters. | MERV 8 |";
+        let leads: Vec<Option<std::ops::Range<usize>>> = super::quotable_in_context(text)
+            .into_iter()
+            .map(|(_, _, l)| l)
+            .collect();
+        assert_eq!(
+            leads,
+            [None, Some(0..1), Some(0..1), None, None, None, None, None]
+        );
     }
 
     #[test]

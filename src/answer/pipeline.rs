@@ -371,7 +371,7 @@ async fn draft(
                 trace.graph.unread.join(" ")
             ),
         })
-    } else if let Some(left) = beyond_the_reading(&q, &trace.graph.unread)
+    } else if let Some(left) = beyond_the_reading(&q, &snap.cues, &trace.graph.unread)
         && step.facts.iter().any(|f| !f.negative)
     {
         tracing::info!(
@@ -469,7 +469,10 @@ async fn draft(
 /// The words a question says beyond what the graph read, when they
 /// outnumber the words the graph read (the names and kinds the grounder
 /// found), dates aside, or, for a question about a class (no named node),
-/// when one of them is what the question asks of the class. "The cooling
+/// when one of them is what the question asks of the class or a value
+/// (dq:cue_number, dq:cue_quantity) or the question asks how, why or when
+/// (dq:cue_manner).
+/// "The cooling
 /// tower on the Building A roof - what kind of sticky summer day was it
 /// sized for …" reads "cooling tower" and "Building A" and leaves seven
 /// words: where the tower is located does not answer it, while "the june
@@ -482,7 +485,11 @@ async fn draft(
 /// outside air temperature sensor of the campus) answer neither. A word
 /// left beside a longer class ("chw supply temp setpoint point for the
 /// plant") is a qualifier the answer keeps in view.
-fn beyond_the_reading<'a>(q: &Question, unread: &'a [String]) -> Option<Vec<&'a str>> {
+fn beyond_the_reading<'a>(
+    q: &Question,
+    cues: &crate::text::Cues,
+    unread: &'a [String],
+) -> Option<Vec<&'a str>> {
     let left: Vec<&str> = unread.iter().map(String::as_str).collect();
     // A date says which record a question's claim comes from ("the june
     // 2024 log entry puts vav3-02 on ahu1"), not what it asks of a node.
@@ -513,7 +520,21 @@ fn beyond_the_reading<'a>(q: &Question, unread: &'a [String]) -> Option<Vec<&'a 
         .words
         .windows(2)
         .any(|w| matches!(w[1].as_str(), "for" | "of") && left.contains(&w[0].as_str()));
-    (outnumbered || asked_of).then_some(left)
+    // "how should the co2 sensors be calibrated", "why do they drift",
+    // "when are they replaced": asked how, why or when (not how many), with
+    // a word the reading left, the class's points answer none of it; nor
+    // do they state the value a word the reading left asks for ("co2
+    // sensor replacement threshold?", "cal interval": dq:cue_number,
+    // dq:cue_quantity).
+    let manner = !q.reading.count
+        && !left.is_empty()
+        && q.words.iter().any(|w| cues.is(crate::text::Cue::Manner, w));
+    let value = left.iter().any(|w| {
+        [crate::text::Cue::Number, crate::text::Cue::Quantity]
+            .iter()
+            .any(|c| cues.is(*c, w))
+    });
+    (outnumbered || asked_of || manner || value).then_some(left)
 }
 
 /// Whether an answer's quoted passages name one of the instances the

@@ -538,8 +538,30 @@ fn pick_from(
             .map(|h| camel_spaced(h))
             .unwrap_or_default()
     };
+    // What a sentence stands under besides its heading: its dated
+    // record's opening and the lead-in or run-in heading of its list or
+    // paragraph ("YCO-300 CO2 sensors." names the sensor "replace the
+    // sensor if …" speaks of).
+    let under_of = |p: &Picked| -> Vec<&str> {
+        let Some(pos) = texts.iter().position(|(s, ..)| *s == p.source) else {
+            return Vec::new();
+        };
+        let list = &by_source[pos];
+        let Some(k) = list.iter().position(|s| *s == p.text) else {
+            return Vec::new();
+        };
+        let opener = openers[pos].get(k).copied().flatten();
+        let lead = leads[pos].get(k).cloned().flatten().unwrap_or(0..0);
+        opener
+            .into_iter()
+            .chain(lead)
+            .map(|j| list[j].as_str())
+            .collect()
+    };
     let names = |k: &super::question::NamedKind, p: &Picked| {
-        k.named_in(&p.text) || k.named_in(&heading_of(p))
+        k.named_in(&p.text)
+            || k.named_in(&heading_of(p))
+            || under_of(p).into_iter().any(|t| k.named_in(t))
     };
     let unnamed = |ps: &[&Picked]| focus.kinds.iter().any(|k| !ps.iter().any(|p| names(k, p)));
     // A mode is named by the best sentence itself: the sentences after it

@@ -453,6 +453,45 @@ async fn a_question_naming_a_mode_is_answered_by_a_passage_naming_it() {
 }
 
 #[tokio::test]
+async fn a_kinds_points_do_not_answer_how_why_or_when_it_is_serviced() {
+    // The graph reads "co2 sensors" and leaves "calibrated", "drift",
+    // "replaced": the campus's eight CO2 points answer none of these. The
+    // O&M notes' paragraph on the CO2 sensors does; its run-in heading
+    // ("YCO-300 CO2 sensors.") names the sensor its later sentences speak
+    // of ("replace the sensor if it reads more than 75 ppm off").
+    for q in [
+        "how should the co2 sensors be calibrated",
+        "when should a co2 sensor be replaced",
+        "why do co2 sensors drift",
+    ] {
+        let v = chat(q).await;
+        assert_answer(
+            &v,
+            &[],
+            &["YCO-300 CO2 sensors.", "75 ppm"],
+            &["golden/corpus/yorkland_om_notes.md"],
+        );
+        let answer = v["answer"]["answer"].as_str().unwrap();
+        assert!(!answer.contains("points match"), "{q}: {answer}");
+    }
+    // Asked without a question word, the value asked for ("threshold")
+    // is not in the points either; a count still is.
+    let (v, answer) = chat_answer("co2 sensor replacement threshold?").await;
+    assert!(!answer.contains("points match"), "{answer}");
+    assert_ne!(
+        v["answer"]["evidence"][0]["file_paths"][0],
+        "graph/northfield_campus.ttl"
+    );
+    let (_, answer) = chat_answer("how many co2 sensors are there").await;
+    assert!(answer.starts_with("8"), "{answer}");
+    // "Gets replaced" is maintenance, not what replaces a deprecated
+    // class: no Brick definition answers it.
+    let (_, answer) =
+        chat_answer("how far can a zone temperature sensor drift before it gets replaced").await;
+    assert!(!answer.contains("Brick defines it"), "{answer}");
+}
+
+#[tokio::test]
 async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
     // The graph holds AHU-3 but not its design airflows; the sequence's
     // system table does, on AHU-3's row.
