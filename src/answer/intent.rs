@@ -161,42 +161,24 @@ fn bare_term(cues: &Cues, w: &[String], g: &Grounding) -> bool {
 }
 
 /// The content words of a question: its words without function words,
-/// stop words, the names the grounder matched and the word of a "how …"
-/// that asks for a value ([`asks_how`]), stemmed, no duplicates; a date is
-/// one word, as dated records write it ([`dated`]).
+/// stop words and the names the grounder matched, stemmed, no duplicates;
+/// a date is one word, as dated records write it ([`dated`]).
 pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
     let named: Vec<String> = g.entities.iter().flat_map(|e| words(&e.matched)).collect();
-    let w = dated(w);
-    w.iter()
-        .enumerate()
-        .filter(|(i, x)| {
-            let how = i.checked_sub(1).is_some_and(|j| asks_how(cues, &w[j], x));
+    dated(w)
+        .iter()
+        .filter(|x| {
             ![Cue::FunctionWord, Cue::StopWord, Cue::FrameWord]
                 .iter()
                 .any(|c| cues.is(*c, x))
                 && !named.contains(x)
-                && !how
         })
-        .map(|(_, x)| stem(x))
+        .map(|x| stem(x))
         .fold(Vec::new(), |mut acc, x| {
             if !acc.contains(&x) {
                 acc.push(x);
             }
             acc
-        })
-}
-
-/// Whether "`before` `word`" is a "how …" by which a question asks for a
-/// value ("how far", "how cold", "how high": dq:cue_number and
-/// dq:cue_quantity): the word says what form the answer takes, and the
-/// passage that answers states the value ("1 °F", "below 40 °F", "the
-/// maximum is 1.5 in.") rather than the word.
-fn asks_how(cues: &Cues, before: &str, word: &str) -> bool {
-    before == "how"
-        && [Cue::Number, Cue::Quantity].iter().any(|c| {
-            cues.list(*c)
-                .iter()
-                .any(|p| p.strip_prefix("how ") == Some(word))
         })
 }
 
@@ -510,31 +492,6 @@ mod tests {
             false,
         );
         assert!(none.intents.is_empty(), "{:?}", none.intents);
-    }
-
-    /// The word of a "how …" that asks for a value (dq:cue_number,
-    /// dq:cue_quantity) is no term a passage must hold: the passage states
-    /// the value. The same word elsewhere in the question is one.
-    #[tokio::test]
-    async fn the_word_of_a_how_that_asks_for_a_value_is_no_focus_term() {
-        let c = cues().await;
-        let focus = |q: &str| read_q(&c, q, &g(vec![]), false, false).focus;
-        let f = focus("how cold does the supply air have to get before freeze protection");
-        assert!(!f.contains(&stem("cold")), "{f:?}");
-        assert!(f.contains(&stem("freeze")), "{f:?}");
-        let f = focus("how far off can a zone sensor drift before it is replaced");
-        assert!(!f.contains(&stem("far")), "{f:?}");
-        assert!(f.contains(&stem("drift")), "{f:?}");
-        let f = focus("how high and how low can the chilled water dp setpoint go");
-        assert!(
-            !f.contains(&stem("high")) && !f.contains(&stem("low")),
-            "{f:?}"
-        );
-        // Not after "how", or not a value's "how …": a term as any other.
-        let f = focus("what happens on a cold morning");
-        assert!(f.contains(&stem("cold")), "{f:?}");
-        let f = focus("how clogged was the strainer");
-        assert!(f.contains(&stem("clogged")), "{f:?}");
     }
 
     #[tokio::test]
