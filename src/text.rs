@@ -407,97 +407,143 @@ fn quotable_lines(text: &str) -> Vec<(usize, String)> {
     out
 }
 
-/// [`quotable`]'s sentences, each with the opening of its dated record
-/// ([`records_of`]) and the lead-in of its list ([`lead_ins_of`]), the
-/// text's lines read once.
-pub fn quotable_in_context(
-    text: &str,
-) -> Vec<(String, Option<usize>, Option<std::ops::Range<usize>>)> {
+/// A sentence of [`quotable`] with what it stands under
+/// ([`quotable_in_context`]), by index into the same list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InContext {
+    /// The sentence.
+    pub text: String,
+    /// The opening of its dated record ([`openings_of`]).
+    pub opening: Option<usize>,
+    /// The lead-in of its list ([`lead_ins_of`]) or, in a paragraph no date
+    /// opens, the run-in heading of its paragraph ([`openings_of`]).
+    pub lead: Option<std::ops::Range<usize>>,
+    /// Whether it is itself a paragraph's run-in heading.
+    pub run_in: bool,
+}
+
+/// [`quotable`]'s sentences, each with what it stands under: the opening
+/// of its dated record, the lead-in of its list or the run-in heading of
+/// its paragraph, the text's lines read once.
+pub fn quotable_in_context(text: &str) -> Vec<InContext> {
     let lines = quotable_lines(text);
     let leads = lead_ins_of(text, &lines);
-    let run_in = run_in_headings_of(&lines);
-    records_of(lines)
+    openings_of(lines)
         .into_iter()
-        .zip(leads.into_iter().zip(run_in))
-        .map(|((sentence, opening), (lead, run_in))| {
-            let lead = lead.or_else(|| run_in.filter(|_| opening.is_none()).map(|j| j..j + 1));
-            (sentence, opening, lead)
+        .zip(leads)
+        .map(|((text, opens), lead)| {
+            let (opening, run_in_of) = match opens {
+                Opens::Record(j) => (Some(j), None),
+                Opens::Paragraph(j) => (None, Some(j)),
+                Opens::Nothing | Opens::Itself(_) => (None, None),
+            };
+            InContext {
+                text,
+                opening,
+                lead: lead.or_else(|| run_in_of.map(|j| j..j + 1)),
+                run_in: opens == Opens::Itself(Paragraph::RunIn),
+            }
         })
         .collect()
 }
 
-/// Most words of a run-in heading ([`run_in_headings_of`]).
+/// Most words of a run-in heading ([`openings_of`]).
 const RUN_IN_WORDS: usize = 6;
 
 /// Articles, pronouns and auxiliaries: a few words that say one of them
 /// are a sentence ("The fan speed loop runs.", "Boilers are serviced
 /// yearly."), not a run-in heading ("YCO-300 CO2 sensors.", "Reheat valve
-/// (YVR-3100 only).").
+/// (YVR-3100 only)."). English grammar, not a question cue: it stays here,
+/// beside the sentence splitter, not in the ontology's cues.
 const SENTENCE_WORDS: &[&str] = &[
     "the", "a", "an", "this", "that", "these", "those", "it", "its", "they", "there", "is", "are",
     "was", "were", "be", "been", "has", "have", "had", "do", "does", "did", "shall", "must",
     "will", "can", "should", "may",
 ];
 
-/// For each of a text's [`quotable_lines`], the run-in heading its
-/// paragraph opens with, by index: a first sentence of a few words, none
-/// of them an article, pronoun or auxiliary ([`SENTENCE_WORDS`]), that
-/// names what the paragraph is about ("YCO-300 CO2 sensors. … Check with
-/// 1,000 ppm calibration gas every 2 years; replace the sensor if it reads
-/// more than 75 ppm off."). The later sentences of the paragraph stand
-/// under it as a list's items stand under their lead-in: "replace the
-/// sensor" is said of the CO2 sensors. `None` for the heading itself, for
-/// a sentence of a paragraph that opens otherwise and for a table row.
-fn run_in_headings_of(lines: &[(usize, String)]) -> Vec<Option<usize>> {
-    let mut heading: Option<(usize, Option<usize>)> = None;
-    lines
-        .iter()
-        .enumerate()
-        .map(|(k, (n, sentence))| match heading {
-            Some((m, first)) if m == *n => first,
-            _ => {
-                let words: Vec<String> = sentence
-                    .split_whitespace()
-                    .map(|w| {
-                        w.trim_matches(|c: char| !c.is_alphanumeric())
-                            .to_lowercase()
-                    })
-                    .collect();
-                let short = sentence.ends_with('.')
-                    && !sentence.contains(" | ")
-                    && words.len() <= RUN_IN_WORDS
-                    && !words.iter().any(|w| SENTENCE_WORDS.contains(&w.as_str()));
-                heading = Some((*n, short.then_some(k)));
-                None
-            }
-        })
-        .collect()
+/// How a paragraph (a prose line) opens ([`openings_of`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Paragraph {
+    /// With an ISO date: a dated record.
+    Record,
+    /// With a run-in heading.
+    RunIn,
+    /// Otherwise.
+    Plain,
 }
 
-/// A text's [`quotable_lines`], each sentence with the one that opens its dated
-/// record, by index: a log entry is one paragraph opened by its date
+/// What a sentence stands under ([`openings_of`]), by index.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Opens {
+    /// The opening of its dated record.
+    Record(usize),
+    /// The run-in heading of its paragraph.
+    Paragraph(usize),
+    /// It opens its paragraph, as a record's opening, a run-in heading or
+    /// a plain sentence.
+    Itself(Paragraph),
+    /// Nothing: a table row.
+    Nothing,
+}
+
+/// A text's [`quotable_lines`], each sentence with what its paragraph
+/// opens with. A log entry is one paragraph opened by its date
 /// ("2025-10-14 — B-1 and B-2: annual service. … Condensate neutralizer
 /// media replaced, drain pH 6.8."), and every later sentence of it stands
-/// under that opening as a step stands under its heading. `None` for an
-/// opening itself and for a sentence of a paragraph no date opens.
-fn records_of(lines: Vec<(usize, String)>) -> Vec<(String, Option<usize>)> {
-    // The line being read: its number, the index of its first sentence,
-    // and whether that sentence opens with a date.
-    let mut line: Option<(usize, usize, bool)> = None;
+/// under that opening as a step stands under its heading. A paragraph may
+/// open with a run-in heading instead: a first sentence of a few words,
+/// none of them an article, pronoun or auxiliary ([`SENTENCE_WORDS`]),
+/// that names what the paragraph is about ("YCO-300 CO2 sensors. … Check
+/// with 1,000 ppm calibration gas every 2 years; replace the sensor if it
+/// reads more than 75 ppm off."); its later sentences stand under it as a
+/// list's items stand under their lead-in: "replace the sensor" is said
+/// of the CO2 sensors.
+fn openings_of(lines: Vec<(usize, String)>) -> Vec<(String, Opens)> {
+    // The line being read: its number, the index of its first sentence
+    // and how that sentence opens it.
+    let mut line: Option<(usize, usize, Paragraph)> = None;
     lines
         .into_iter()
         .enumerate()
         .map(|(k, (n, sentence))| {
-            let opening = match line {
-                Some((m, first, dated)) if m == n => dated.then_some(first),
+            let opens = match line {
+                Some((m, first, how)) if m == n => match how {
+                    Paragraph::Record => Opens::Record(first),
+                    Paragraph::RunIn => Opens::Paragraph(first),
+                    Paragraph::Plain => Opens::Nothing,
+                },
                 _ => {
-                    line = Some((n, k, opens_with_date(&sentence)));
-                    None
+                    let how = if opens_with_date(&sentence) {
+                        Paragraph::Record
+                    } else if is_run_in(&sentence) {
+                        Paragraph::RunIn
+                    } else {
+                        Paragraph::Plain
+                    };
+                    line = Some((n, k, how));
+                    Opens::Itself(how)
                 }
             };
-            (sentence, opening)
+            (sentence, opens)
         })
         .collect()
+}
+
+/// Whether a paragraph's first sentence is a run-in heading
+/// ([`openings_of`]): a full stop after at most [`RUN_IN_WORDS`] words,
+/// none of them one of [`SENTENCE_WORDS`], and no table row.
+fn is_run_in(sentence: &str) -> bool {
+    let words: Vec<String> = sentence
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    sentence.ends_with('.')
+        && !sentence.contains(" | ")
+        && words.len() <= RUN_IN_WORDS
+        && !words.iter().any(|w| SENTENCE_WORDS.contains(&w.as_str()))
 }
 
 /// Whether a sentence opens with an ISO date, as dated records do
@@ -820,6 +866,15 @@ impl Cues {
         self.list(cue).iter().any(|w| w == word)
     }
 
+    /// The words and phrases that ask for a value: dq:cue_number's (a
+    /// number: "how many degrees", "setpoint") and dq:cue_quantity's (a
+    /// quantity, stated or not: "how often", "interval").
+    pub fn asking_value(&self) -> impl Iterator<Item = &String> {
+        self.list(Cue::Number)
+            .iter()
+            .chain(self.list(Cue::Quantity))
+    }
+
     /// Whether any of `words` is one of the cue's words.
     pub fn any(&self, cue: Cue, words: &[String]) -> bool {
         words.iter().any(|w| self.is(cue, w))
@@ -927,7 +982,7 @@ fn same_subject(a: &str, b: &str) -> bool {
 /// follows:") stands over: the items of its list.
 const LEAD_IN_LINES: usize = 8;
 
-/// [`quotable`]'s sentences (as [`records_of`] gives them, by index),
+/// [`quotable`]'s sentences (as [`openings_of`] gives them, by index),
 /// each with the lead-in of the list it is an item of: the sentence that
 /// ends its line with a colon ("Suppress zone temperature alarms as
 /// follows:"), with the sentence before it on that line when the two speak
@@ -1087,7 +1142,7 @@ pub(crate) mod tests {
         let lead_ins = |text: &str| -> Vec<Option<std::ops::Range<usize>>> {
             super::quotable_in_context(text)
                 .into_iter()
-                .map(|(_, _, l)| l)
+                .map(|c| c.lead)
                 .collect()
         };
         let text = "Timers are reset daily.\n\
@@ -1145,7 +1200,7 @@ pub(crate) mod tests {
                     | Date | Work |\n| --- | --- |\n| 2025-05-06 | Tubes brushed |";
         let openings: Vec<Option<usize>> = super::quotable_in_context(text)
             .into_iter()
-            .map(|(_, o, _)| o)
+            .map(|c| c.opening)
             .collect();
         assert_eq!(openings, [None, Some(0), Some(0), None, None, None, None]);
         assert!(super::opens_with_date("2025-10-14 — B-1"));
@@ -1164,13 +1219,18 @@ pub(crate) mod tests {
                     The fan speed loop runs. Changes are limited.\n\
                     2025-10-14 — B-1: annual service. Drain pH 6.8.\n\
                     | Item | Value |\n| --- | --- |\n| Filters. | MERV 8 |";
-        let leads: Vec<Option<std::ops::Range<usize>>> = super::quotable_in_context(text)
-            .into_iter()
-            .map(|(_, _, l)| l)
-            .collect();
+        let read = super::quotable_in_context(text);
+        let leads: Vec<Option<std::ops::Range<usize>>> =
+            read.iter().map(|c| c.lead.clone()).collect();
         assert_eq!(
             leads,
             [None, Some(0..1), Some(0..1), None, None, None, None, None]
+        );
+        // Only the heading itself is one.
+        let heads: Vec<bool> = read.iter().map(|c| c.run_in).collect();
+        assert_eq!(
+            heads,
+            [true, false, false, false, false, false, false, false]
         );
     }
 

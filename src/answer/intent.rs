@@ -275,9 +275,7 @@ pub fn read(
     // phrase asks what a sequence or a manual says about the sensor, which
     // a list of points does not answer.
     let asks_value = cues
-        .list(Cue::Number)
-        .iter()
-        .chain(cues.list(Cue::Quantity))
+        .asking_value()
         .any(|p| p.contains(' ') && phrase_at(lower, p).next().is_some());
     // "what temp do the zones have to get back to": "have to" is "must",
     // not "has points".

@@ -145,6 +145,23 @@ fn question(snap: &Snapshot, text: &str, view: GraphView<'_>) -> Question {
     q.embedded = snap.spelling.spelled_out(&q.text);
     for kind in &mut q.kinds {
         kind.equivalents = snap.spelling.equivalents(&kind.words);
+        if let Some(class) = &kind.class {
+            // The tags the question gives the kind ("zone", "outdoor"):
+            // a product of the class names it only with all of them.
+            let tags: &[String] = q
+                .grounding
+                .point_types
+                .iter()
+                .find(|p| p.brick_class.as_deref() == Some(crate::vocab::local_name(class)))
+                .map(|p| p.haystack_tags.as_slice())
+                .unwrap_or_default();
+            kind.models = snap
+                .grounder
+                .models_of(class, tags, &snap.ontology)
+                .iter()
+                .map(|m| crate::text::squash(m))
+                .collect();
+        }
     }
     q
 }
@@ -471,20 +488,19 @@ async fn draft(
 /// found), dates aside, or, for a question about a class (no named node),
 /// when one of them is what the question asks of the class or a value
 /// (dq:cue_number, dq:cue_quantity) or the question asks how, why or when
-/// (dq:cue_manner).
-/// "The cooling
-/// tower on the Building A roof - what kind of sticky summer day was it
-/// sized for …" reads "cooling tower" and "Building A" and leaves seven
-/// words: where the tower is located does not answer it, while "the june
-/// 2024 log entry puts vav3-02 on ahu1 - which unit actually supplies it"
-/// leaves "log" and "entry" besides its date. "title 24 zone w/
-/// an occupancy sensor - when the room's empty, what does the box's
-/// occupied min airflow drop to" reads "occupancy sensor" and leaves seven
-/// words; "what's the cal interval for the outside air temp sensors" asks
-/// the interval ("interval for"). The class's points (every occupancy or
-/// outside air temperature sensor of the campus) answer neither. A word
-/// left beside a longer class ("chw supply temp setpoint point for the
-/// plant") is a qualifier the answer keeps in view.
+/// (dq:cue_manner). "The cooling tower on the Building A roof - what kind
+/// of sticky summer day was it sized for …" reads "cooling tower" and
+/// "Building A" and leaves seven words: where the tower is located does
+/// not answer it, while "the june 2024 log entry puts vav3-02 on ahu1 -
+/// which unit actually supplies it" leaves "log" and "entry" besides its
+/// date. "title 24 zone w/ an occupancy sensor - when the room's empty,
+/// what does the box's occupied min airflow drop to" reads "occupancy
+/// sensor" and leaves seven words; "what's the cal interval for the
+/// outside air temp sensors" asks the interval ("interval for"). The
+/// class's points (every occupancy or outside air temperature sensor of
+/// the campus) answer neither. A word left beside a longer class ("chw
+/// supply temp setpoint point for the plant") is a qualifier the answer
+/// keeps in view.
 fn beyond_the_reading<'a>(
     q: &Question,
     cues: &crate::text::Cues,
@@ -529,11 +545,7 @@ fn beyond_the_reading<'a>(
     let manner = !q.reading.count
         && !left.is_empty()
         && q.words.iter().any(|w| cues.is(crate::text::Cue::Manner, w));
-    let value = left.iter().any(|w| {
-        [crate::text::Cue::Number, crate::text::Cue::Quantity]
-            .iter()
-            .any(|c| cues.is(*c, w))
-    });
+    let value = left.iter().any(|w| cues.asking_value().any(|c| c == w));
     (outnumbered || asked_of || manner || value).then_some(left)
 }
 

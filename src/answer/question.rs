@@ -73,12 +73,32 @@ pub struct NamedKind {
     /// only by them, as one word or one compound ("Cool-down", "cool
     /// down"), not by a word of the same root ("cooling").
     pub form: Option<String>,
+    /// The Brick class it reads as, when the grounder found one.
+    pub class: Option<String>,
+    /// The model numbers of the products of the class, squashed
+    /// ([`text::squash`]: "yts200"); set by the pipeline from the
+    /// grounder's products, none until then. A text names the kind by one
+    /// of them as by its words ("YTS-200 zone sensors." names the zone
+    /// temperature sensor).
+    pub models: Vec<String>,
 }
 
 impl NamedKind {
     /// Whether `text` names the kind: all its words as asked (or in another
-    /// form), or all the words of its label.
+    /// form), all the words of its label, or one of its products' model
+    /// numbers.
     pub fn named_in(&self, text: &str) -> bool {
+        self.named_by_words_in(text)
+            || (!self.models.is_empty() && {
+                let said = text::squash(text);
+                self.models.iter().any(|m| said.contains(m.as_str()))
+            })
+    }
+
+    /// [`Self::named_in`] by words alone, not by a model number: a heading
+    /// that lists a section's products ("6. Sensors (YTS-200, YDT-210,
+    /// YDP-400, YCO-300)") names none of their kinds over another.
+    pub fn named_by_words_in(&self, text: &str) -> bool {
         if let Some(form) = &self.form {
             let runs: Vec<String> = text
                 .split(|c: char| !c.is_alphanumeric())
@@ -164,6 +184,8 @@ impl Question {
                     label: stems(&e.label),
                     equivalents: Vec::new(),
                     form: None,
+                    class: Some(e.iri.clone()),
+                    models: Vec::new(),
                 });
             }
         }
@@ -294,6 +316,8 @@ fn asked_for(
         label: Vec::new(),
         equivalents: Vec::new(),
         form: None,
+        class: None,
+        models: Vec::new(),
     })
 }
 
@@ -315,6 +339,8 @@ fn modes_named(cues: &Cues, lower: &str) -> Vec<NamedKind> {
                 label: Vec::new(),
                 equivalents: Vec::new(),
                 form: Some(form),
+                class: None,
+                models: Vec::new(),
             });
         }
     }
@@ -455,5 +481,32 @@ mod tests {
         assert!(cooldown.named_in("Cooldown | VCooMax_flow"));
         assert!(!cooldown.named_in("the cooling SAT requests of the boxes"));
         assert!(!cooldown.named_in("cool, then down to 55 °F"));
+    }
+
+    /// A kind is named by its words, by its class's label, or by the model
+    /// number of one of its products, but a heading is read by words
+    /// alone: one listing a section's products names none of their kinds.
+    #[test]
+    fn a_kind_is_named_by_its_products_model_in_a_sentence_not_a_heading() {
+        let stems =
+            |t: &str| -> Vec<String> { text::words(t).iter().map(|w| text::stem(w)).collect() };
+        let kind = NamedKind {
+            said: "zone temperature sensor".into(),
+            words: stems("zone temperature sensor"),
+            label: stems("Temperature Sensor"),
+            equivalents: Vec::new(),
+            form: None,
+            class: Some(vocab::brick("Temperature_Sensor")),
+            models: vec![text::squash("YTS-200")],
+        };
+        assert!(kind.named_in("YTS-200 zone sensors."));
+        assert!(kind.named_in("Check each yts 200 annually."));
+        assert!(kind.named_in("The zone temperature sensor is a wall module."));
+        assert!(kind.named_in("Each temperature sensor is checked."));
+        assert!(!kind.named_in("YDP-400 static pressure transmitters."));
+        assert!(!kind.named_in("replace the sensor if it reads 75 ppm off"));
+        let heading = "6. Sensors (YTS-200, YDT-210, YDP-400, YCO-300)";
+        assert!(kind.named_in(heading));
+        assert!(!kind.named_by_words_in(heading));
     }
 }

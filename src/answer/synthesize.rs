@@ -397,21 +397,19 @@ fn pick_from(
 ) -> Vec<Picked> {
     let squashed = squashed_labels(labels);
     let mut all: Vec<(Picked, usize)> = Vec::new();
-    // Each text's sentences, and for each the dated opening of its record
-    // and the lead-in of its list.
+    // Each text's sentences, and for each the dated opening of its record,
+    // the lead-in of its list or the run-in heading of its paragraph, and
+    // whether it is a run-in heading itself.
     let mut by_source: Vec<Vec<String>> = Vec::new();
     let mut openers: Vec<Vec<Option<usize>>> = Vec::new();
     let mut leads: Vec<Vec<Option<std::ops::Range<usize>>>> = Vec::new();
+    let mut run_ins: Vec<Vec<bool>> = Vec::new();
     for (_, t, _) in texts {
-        let (mut sentences, mut opening, mut lead) = (Vec::new(), Vec::new(), Vec::new());
-        for (s, o, l) in quotable_in_context(t) {
-            sentences.push(s);
-            opening.push(o);
-            lead.push(l);
-        }
-        by_source.push(sentences);
-        openers.push(opening);
-        leads.push(lead);
+        let read = quotable_in_context(t);
+        openers.push(read.iter().map(|c| c.opening).collect());
+        leads.push(read.iter().map(|c| c.lead.clone()).collect());
+        run_ins.push(read.iter().map(|c| c.run_in).collect());
+        by_source.push(read.into_iter().map(|c| c.text).collect());
     }
     let held: Vec<Vec<Vec<String>>> = by_source
         .iter()
@@ -530,38 +528,34 @@ fn pick_from(
     // instead ("In zones with a CO2 sensor, demand controlled ventilation
     // raises the active minimum …" over a service-log entry on one box's
     // CO2 input).
-    let heading_of = |p: &Picked| {
-        texts
-            .iter()
-            .position(|(s, ..)| *s == p.source)
-            .and_then(|pos| headings.get(pos))
-            .map(|h| camel_spaced(h))
-            .unwrap_or_default()
-    };
-    // What a sentence stands under besides its heading: its dated
-    // record's opening and the lead-in or run-in heading of its list or
-    // paragraph ("YCO-300 CO2 sensors." names the sensor "replace the
-    // sensor if …" speaks of).
-    let under_of = |p: &Picked| -> Vec<&str> {
-        let Some(pos) = texts.iter().position(|(s, ..)| *s == p.source) else {
-            return Vec::new();
-        };
+    // Where each candidate sentence stands, read once: its heading and
+    // what it stands under besides, its dated record's opening and the
+    // lead-in or run-in heading of its list or paragraph ("YCO-300 CO2
+    // sensors." names the sensor "replace the sensor if …" speaks of).
+    let mut settings: std::collections::HashMap<(usize, &str), (String, Vec<&str>)> =
+        std::collections::HashMap::new();
+    for (pos, (source, ..)) in texts.iter().enumerate() {
         let list = &by_source[pos];
-        let Some(k) = list.iter().position(|s| *s == p.text) else {
-            return Vec::new();
-        };
-        let opener = openers[pos].get(k).copied().flatten();
-        let lead = leads[pos].get(k).cloned().flatten().unwrap_or(0..0);
-        opener
-            .into_iter()
-            .chain(lead)
-            .map(|j| list[j].as_str())
-            .collect()
-    };
+        let heading = camel_spaced(headings.get(pos).copied().unwrap_or_default());
+        for (k, sentence) in list.iter().enumerate() {
+            let lead = leads[pos][k].clone().unwrap_or(0..0);
+            let under = openers[pos][k]
+                .into_iter()
+                .chain(lead)
+                .map(|j| list[j].as_str())
+                .collect();
+            settings
+                .entry((*source, sentence.as_str()))
+                .or_insert_with(|| (heading.clone(), under));
+        }
+    }
     let names = |k: &super::question::NamedKind, p: &Picked| {
         k.named_in(&p.text)
-            || k.named_in(&heading_of(p))
-            || under_of(p).into_iter().any(|t| k.named_in(t))
+            || settings
+                .get(&(p.source, p.text.as_str()))
+                .is_some_and(|(heading, under)| {
+                    k.named_by_words_in(heading) || under.iter().any(|t| k.named_in(t))
+                })
     };
     let unnamed = |ps: &[&Picked]| focus.kinds.iter().any(|k| !ps.iter().any(|p| names(k, p)));
     // A mode is named by the best sentence itself: the sentences after it
@@ -606,9 +600,12 @@ fn pick_from(
         let heading = headings.get(pos).copied().unwrap_or_default();
         // Nor when it leads into a list or a formula of its own ("…
         // VDesTotOutAir_flow:"): alone it says nothing.
+        // Nor when it is the run-in heading of the next paragraph
+        // ("YCO-300 CO2 sensors."): it names what comes after it.
         if let Some(next) = list.get(k + 1)
             && !opens_with_date(next)
             && !crate::text::leads_in(next)
+            && !run_ins[pos][k + 1]
             && answers_anything(next, heading)
             && !out.iter().any(|p| p.text == *next)
         {
@@ -1208,6 +1205,8 @@ mod tests {
             label: stems("CO2 Sensor"),
             equivalents: Vec::new(),
             form: None,
+            class: None,
+            models: Vec::new(),
         }];
         let log = "The CO2 input was configured for 0-5 V, so the dcv box minimum airflow in the room stayed low.";
         let sequence =
@@ -1253,6 +1252,8 @@ mod tests {
             label: Vec::new(),
             equivalents: Vec::new(),
             form: Some("warmup".into()),
+            class: None,
+            models: Vec::new(),
         };
         let example = "VAV-2-16 is the only corner office box: 450 cfm cooling maximum, 225 cfm heating maximum.";
         let zone =

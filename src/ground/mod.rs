@@ -370,6 +370,26 @@ impl Grounder {
         (occurrences >= 2 || phrase_of_words).then_some(found)
     }
 
+    /// The model numbers of the products whose mapping puts them in
+    /// `class` or a subclass of it, with every one of `tags` (canonical
+    /// Haystack tag names) among their own: "YTS-200" for a zone
+    /// temperature sensor (`brick:Temperature_Sensor` with `zone temp
+    /// sensor`), the name a manual gives the kind ("YTS-200 zone sensors. …
+    /// replace the sensor"), and not for an outdoor one.
+    pub fn models_of(&self, class: &str, tags: &[String], ontology: &Ontology) -> Vec<String> {
+        let lex = &self.lexicon;
+        self.lexicon
+            .products
+            .iter()
+            .filter(|p| p.class.as_deref().is_some_and(|c| ontology.is_a(c, class)))
+            .filter(|p| {
+                tags.iter()
+                    .all(|t| lex.marker(t).is_some_and(|m| p.tags.contains(&m)))
+            })
+            .map(|p| p.model.clone())
+            .collect()
+    }
+
     /// Every word of the lexicon's phrases (labels, names, aliases,
     /// markers), in the grounder's lower-case token form.
     pub fn words(&self) -> std::collections::HashSet<String> {

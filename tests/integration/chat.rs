@@ -492,6 +492,27 @@ async fn a_kinds_points_do_not_answer_how_why_or_when_it_is_serviced() {
 }
 
 #[tokio::test]
+async fn a_products_model_number_names_its_kind_in_a_manual() {
+    // The O&M notes name the zone sensors by their model ("YTS-200 zone
+    // sensors. … If the error is more than 2.0 °F, replace the sensor"),
+    // never as "zone temperature sensors"; the graph maps the YTS-200 to a
+    // zone temperature sensor, so the paragraph's sentences name the kind
+    // the question asks about.
+    let v = chat("zone temp sensor off by how much before replacing it").await;
+    assert_answer(
+        &v,
+        &[],
+        &["YTS-200 zone sensors.", "2.0 °F"],
+        &["golden/corpus/yorkland_om_notes.md"],
+    );
+    // A product names the kind only with the tags the question gives it:
+    // the YTS-200 is no outdoor temperature sensor, and its paragraph
+    // ("a sensor mounted on an outside wall") does not answer for one.
+    let (_, answer) = chat_answer("outdoor temp sensors - how often checked for accuracy").await;
+    assert!(!answer.contains("YTS-200"), "{answer}");
+}
+
+#[tokio::test]
 async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
     // The graph holds AHU-3 but not its design airflows; the sequence's
     // system table does, on AHU-3's row.

@@ -445,7 +445,7 @@ fn whole_records<'t>(
         let list = read.entry(p.source).or_insert_with(|| {
             crate::text::quotable_in_context(text(p.source))
                 .into_iter()
-                .map(|(s, opening, _)| (s, opening))
+                .map(|c| (c.text, c.opening))
                 .collect()
         });
         let Some(k) = list.iter().position(|(s, _)| *s == p.text) else {
@@ -663,11 +663,8 @@ pub async fn answer(
         .kinds
         .iter()
         .filter(|k| {
-            !picked
-                .iter()
-                .map(|p| p.text.as_str())
-                .chain(headings.iter().copied())
-                .any(|t| k.named_in(t))
+            !picked.iter().any(|p| k.named_in(&p.text))
+                && !headings.iter().any(|h| k.named_by_words_in(h))
         })
         .map(|k| k.said.clone())
         .chain(short_names_missing(
