@@ -388,8 +388,9 @@ async fn draft(
                 trace.graph.unread.join(" ")
             ),
         })
-    } else if let Some(left) = beyond_the_reading(&q, &snap.cues, &trace.graph.unread)
-        && step.facts.iter().any(|f| !f.negative)
+    } else if let Some(left) = beyond_the_reading(&q, &snap.cues, &trace.graph.unread, |w| {
+        snap.spelling.spelled_word(w).to_owned()
+    }) && step.facts.iter().any(|f| !f.negative)
     {
         tracing::info!(
             words = left.len(),
@@ -500,11 +501,13 @@ async fn draft(
 /// class's points (every occupancy or outside air temperature sensor of
 /// the campus) answer neither. A word left beside a longer class ("chw
 /// supply temp setpoint point for the plant") is a qualifier the answer
-/// keeps in view.
+/// keeps in view. A word is read as it is spelled out (`spelled`:
+/// "freq" is "frequency", "co2 sensor cal freq?" asks a value).
 fn beyond_the_reading<'a>(
     q: &Question,
     cues: &crate::text::Cues,
     unread: &'a [String],
+    spelled: impl Fn(&str) -> String,
 ) -> Option<Vec<&'a str>> {
     let left: Vec<&str> = unread.iter().map(String::as_str).collect();
     // A date says which record a question's claim comes from ("the june
@@ -545,7 +548,10 @@ fn beyond_the_reading<'a>(
     let manner = !q.reading.count
         && !left.is_empty()
         && q.words.iter().any(|w| cues.is(crate::text::Cue::Manner, w));
-    let value = left.iter().any(|w| cues.asking_value().any(|c| c == w));
+    let value = left.iter().any(|w| {
+        let w = spelled(w);
+        cues.asking_value().any(|c| *c == w)
+    });
     (outnumbered || asked_of || manner || value).then_some(left)
 }
 

@@ -88,11 +88,15 @@ impl NamedKind {
     /// form), all the words of its label, or one of its products' model
     /// numbers.
     pub fn named_in(&self, text: &str) -> bool {
-        self.named_by_words_in(text)
-            || (!self.models.is_empty() && {
-                let said = text::squash(text);
-                self.models.iter().any(|m| said.contains(m.as_str()))
-            })
+        self.named_by_words_in(text) || self.named_by_model_in(text)
+    }
+
+    /// Whether `text` names the kind by one of its products' model numbers.
+    pub fn named_by_model_in(&self, text: &str) -> bool {
+        !self.models.is_empty() && {
+            let said = text::squash(text);
+            self.models.iter().any(|m| said.contains(m.as_str()))
+        }
     }
 
     /// [`Self::named_in`] by words alone, not by a model number: a heading

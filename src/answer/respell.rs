@@ -279,6 +279,14 @@ impl Spelling {
         self.spelled.contains_key(&typed.to_lowercase())
     }
 
+    /// The words a shorthand word stands for ("freq" → "frequency"), the
+    /// word itself when it is none.
+    pub fn spelled_word<'w>(&'w self, typed: &'w str) -> &'w str {
+        self.spelled
+            .get(&typed.to_lowercase())
+            .map_or(typed, String::as_str)
+    }
+
     /// Whether `typed` is an abbreviation this spelling spells out in other
     /// words ("stpt" → "setpoint", "sa" → "supply air"), not a word it
     /// qualifies ("box" → "vav box").
@@ -566,6 +574,11 @@ mod tests {
             s.respell("list the air handelrs").unwrap().text,
             "list the air handlers"
         );
+        // One word at a time: shorthand is spelled out, any other word
+        // stays as typed.
+        assert_eq!(s.spelled_word("HTG"), "heating");
+        assert_eq!(s.spelled_word("rm"), "room");
+        assert_eq!(s.spelled_word("valve"), "valve");
     }
 
     #[test]

@@ -791,10 +791,23 @@ pub fn held(focus: Focus<'_>, labels: &[String], picked: &[Picked], headings: &[
         .iter()
         .flat_map(|h| matched_terms(focus, &camel_spaced(h)))
         .collect();
+    // A kind a picked sentence names by a product's model number holds
+    // the kind's words: "Calibration check; Equipment: YTS-200, YDT-210"
+    // says "zone temp sensor" as the question does.
+    let by_model: Vec<&String> = focus
+        .kinds
+        .iter()
+        .filter(|k| picked.iter().any(|p| k.named_by_model_in(&p.text)))
+        .flat_map(|k| &k.words)
+        .collect();
     let terms: Vec<String> = focus
         .terms
         .iter()
-        .filter(|t| picked.iter().any(|p| p.matched.contains(t)) || in_headings.contains(t))
+        .filter(|t| {
+            picked.iter().any(|p| p.matched.contains(t))
+                || in_headings.contains(t)
+                || by_model.contains(t)
+        })
         .cloned()
         .collect();
     Held {
@@ -1238,6 +1251,35 @@ mod tests {
             1,
         );
         assert_eq!(under[0].text, log);
+    }
+
+    /// A sentence that names a kind by a product's model number holds the
+    /// kind's words for the passage's coverage; without the model, it
+    /// holds only the words it writes.
+    #[test]
+    fn a_kind_named_by_its_model_holds_its_words() {
+        let f = focus(&["zone", "temp", "sensor", "calibration"]);
+        let stems = |t: &str| words(t).iter().map(|w| stem(w)).collect::<Vec<_>>();
+        let kind = |models: Vec<String>| crate::answer::question::NamedKind {
+            said: "zone temp sensor".into(),
+            words: stems("zone temp sensor"),
+            label: stems("Temperature Sensor"),
+            equivalents: Vec::new(),
+            form: None,
+            class: None,
+            models,
+        };
+        let row = "Task: Calibration check; Equipment: YTS-200, YDT-210; Interval: Annually";
+        let coverage = |kinds: &[crate::answer::question::NamedKind]| {
+            let focus = Focus {
+                kinds,
+                ..Focus::plain(&f)
+            };
+            coverage(focus, &[], &[Picked::beside(focus, 0, row)], &[])
+        };
+        assert_eq!(coverage(&[kind(vec![squash("YTS-200")])]), 1.0);
+        assert_eq!(coverage(&[kind(Vec::new())]), 0.25);
+        assert_eq!(coverage(&[kind(vec![squash("YCO-300")])]), 0.25);
     }
 
     /// A question that names a mode and a box is answered by the sentence

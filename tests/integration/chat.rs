@@ -482,6 +482,9 @@ async fn a_kinds_points_do_not_answer_how_why_or_when_it_is_serviced() {
         v["answer"]["evidence"][0]["file_paths"][0],
         "graph/northfield_campus.ttl"
     );
+    // Shorthand for such a word asks the same ("freq" is "frequency").
+    let (_, answer) = chat_answer("co2 sensor cal freq?").await;
+    assert!(!answer.contains("points match"), "{answer}");
     let (_, answer) = chat_answer("how many co2 sensors are there").await;
     assert!(answer.starts_with("8"), "{answer}");
     // "Gets replaced" is maintenance, not what replaces a deprecated
