@@ -528,33 +528,32 @@ fn pick_from(
     // instead ("In zones with a CO2 sensor, demand controlled ventilation
     // raises the active minimum …" over a service-log entry on one box's
     // CO2 input).
-    // Where each candidate sentence stands, read once: its heading and
+    // Where each candidate sentence stands, found once and only for a
+    // question that names a kind: its text and index, for its heading and
     // what it stands under besides, its dated record's opening and the
     // lead-in or run-in heading of its list or paragraph ("YCO-300 CO2
     // sensors." names the sensor "replace the sensor if …" speaks of).
-    let mut settings: std::collections::HashMap<(usize, &str), (String, Vec<&str>)> =
+    let mut at: std::collections::HashMap<(usize, &str), (usize, usize)> =
         std::collections::HashMap::new();
-    for (pos, (source, ..)) in texts.iter().enumerate() {
-        let list = &by_source[pos];
-        let heading = camel_spaced(headings.get(pos).copied().unwrap_or_default());
-        for (k, sentence) in list.iter().enumerate() {
-            let lead = leads[pos][k].clone().unwrap_or(0..0);
-            let under = openers[pos][k]
-                .into_iter()
-                .chain(lead)
-                .map(|j| list[j].as_str())
-                .collect();
-            settings
-                .entry((*source, sentence.as_str()))
-                .or_insert_with(|| (heading.clone(), under));
+    let mut spaced: Vec<String> = Vec::new();
+    if !focus.kinds.is_empty() {
+        for (pos, (source, ..)) in texts.iter().enumerate() {
+            spaced.push(camel_spaced(headings.get(pos).copied().unwrap_or_default()));
+            for (k, sentence) in by_source[pos].iter().enumerate() {
+                at.entry((*source, sentence.as_str())).or_insert((pos, k));
+            }
         }
     }
-    let names = |k: &super::question::NamedKind, p: &Picked| {
-        k.named_in(&p.text)
-            || settings
+    let names = |kind: &super::question::NamedKind, p: &Picked| {
+        kind.named_in(&p.text)
+            || at
                 .get(&(p.source, p.text.as_str()))
-                .is_some_and(|(heading, under)| {
-                    k.named_by_words_in(heading) || under.iter().any(|t| k.named_in(t))
+                .is_some_and(|&(pos, k)| {
+                    kind.named_by_words_in(&spaced[pos])
+                        || openers[pos][k]
+                            .into_iter()
+                            .chain(leads[pos][k].clone().unwrap_or(0..0))
+                            .any(|j| kind.named_in(&by_source[pos][j]))
                 })
     };
     let unnamed = |ps: &[&Picked]| focus.kinds.iter().any(|k| !ps.iter().any(|p| names(k, p)));

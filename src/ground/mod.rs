@@ -378,8 +378,7 @@ impl Grounder {
     /// replace the sensor"), and not for an outdoor one.
     pub fn models_of(&self, class: &str, tags: &[String], ontology: &Ontology) -> Vec<String> {
         let lex = &self.lexicon;
-        self.lexicon
-            .products
+        lex.products
             .iter()
             .filter(|p| p.class.as_deref().is_some_and(|c| ontology.is_a(c, class)))
             .filter(|p| {
