@@ -413,13 +413,17 @@ fn quotable_lines(text: &str) -> Vec<(usize, String)> {
 pub struct InContext {
     /// The sentence.
     pub text: String,
-    /// The opening of its dated record ([`openings_of`]).
+    /// The opening of its record: a dated one, or a labelled paragraph
+    /// whose label it repeats ([`openings_of`]).
     pub opening: Option<usize>,
     /// The lead-in of its list ([`lead_ins_of`]) or, in a paragraph no date
     /// opens, the run-in heading of its paragraph ([`openings_of`]).
     pub lead: Option<std::ops::Range<usize>>,
     /// Whether it is itself a paragraph's run-in heading.
     pub run_in: bool,
+    /// The number of the line it is read from: the sentences of one
+    /// paragraph share it.
+    pub line: usize,
 }
 
 /// [`quotable`]'s sentences, each with what it stands under: the opening
@@ -428,10 +432,12 @@ pub struct InContext {
 pub fn quotable_in_context(text: &str) -> Vec<InContext> {
     let lines = quotable_lines(text);
     let leads = lead_ins_of(text, &lines);
+    let numbers: Vec<usize> = lines.iter().map(|(n, _)| *n).collect();
     openings_of(lines)
         .into_iter()
         .zip(leads)
-        .map(|((text, opens), lead)| {
+        .zip(numbers)
+        .map(|(((text, opens), lead), line)| {
             let (opening, run_in_of) = match opens {
                 Opens::Record(j) => (Some(j), None),
                 Opens::Paragraph(j) => (None, Some(j)),
@@ -442,6 +448,7 @@ pub fn quotable_in_context(text: &str) -> Vec<InContext> {
                 opening,
                 lead: lead.or_else(|| run_in_of.map(|j| j..j + 1)),
                 run_in: opens == Opens::Itself(Paragraph::RunIn),
+                line,
             }
         })
         .collect()
@@ -468,6 +475,9 @@ enum Paragraph {
     Record,
     /// With a run-in heading.
     RunIn,
+    /// With a label: a few words and a colon ("Stage 1: if SAT is below
+    /// 40 °F …"), the label of [`label_of`].
+    Labelled,
     /// Otherwise.
     Plain,
 }
@@ -475,7 +485,8 @@ enum Paragraph {
 /// What a sentence stands under ([`openings_of`]), by index.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Opens {
-    /// The opening of its dated record.
+    /// The opening of its record: a dated one, or a labelled paragraph
+    /// whose label it repeats.
     Record(usize),
     /// The run-in heading of its paragraph.
     Paragraph(usize),
@@ -497,30 +508,42 @@ enum Opens {
 /// with 1,000 ppm calibration gas every 2 years; replace the sensor if it
 /// reads more than 75 ppm off."); its later sentences stand under it as a
 /// list's items stand under their lead-in: "replace the sensor" is said
-/// of the CO2 sensors.
+/// of the CO2 sensors. A paragraph may also open with a label ("Stage 1:
+/// if SAT is below 40 °F for 5 minutes, …"): a later sentence of it that
+/// repeats the label ("Stage 1 clears when SAT has been above 45 °F for 15
+/// minutes.") goes on its record, and stands under its opening as a dated
+/// record's sentences do.
 fn openings_of(lines: Vec<(usize, String)>) -> Vec<(String, Opens)> {
-    // The line being read: its number, the index of its first sentence
-    // and how that sentence opens it.
-    let mut line: Option<(usize, usize, Paragraph)> = None;
+    // The line being read: its number, the index of its first sentence,
+    // how that sentence opens it and the words of its label, if any.
+    let mut line: Option<(usize, usize, Paragraph, Vec<String>)> = None;
     lines
         .into_iter()
         .enumerate()
         .map(|(k, (n, sentence))| {
-            let opens = match line {
-                Some((m, first, how)) if m == n => match how {
-                    Paragraph::Record => Opens::Record(first),
-                    Paragraph::RunIn => Opens::Paragraph(first),
-                    Paragraph::Plain => Opens::Nothing,
+            let opens = match &line {
+                Some((m, first, how, label)) if *m == n => match how {
+                    Paragraph::Record => Opens::Record(*first),
+                    Paragraph::RunIn => Opens::Paragraph(*first),
+                    Paragraph::Labelled
+                        if label_of(&sentence).is_none() && repeats(&sentence, label) =>
+                    {
+                        Opens::Record(*first)
+                    }
+                    Paragraph::Labelled | Paragraph::Plain => Opens::Nothing,
                 },
                 _ => {
+                    let label = label_of(&sentence);
                     let how = if opens_with_date(&sentence) {
                         Paragraph::Record
                     } else if is_run_in(&sentence) {
                         Paragraph::RunIn
+                    } else if label.is_some() {
+                        Paragraph::Labelled
                     } else {
                         Paragraph::Plain
                     };
-                    line = Some((n, k, how));
+                    line = Some((n, k, how, label.unwrap_or_default()));
                     Opens::Itself(how)
                 }
             };
@@ -529,17 +552,47 @@ fn openings_of(lines: Vec<(usize, String)>) -> Vec<(String, Opens)> {
         .collect()
 }
 
-/// Whether a paragraph's first sentence is a run-in heading
-/// ([`openings_of`]): a full stop after at most [`RUN_IN_WORDS`] words,
-/// none of them one of [`SENTENCE_WORDS`], and no table row.
-fn is_run_in(sentence: &str) -> bool {
-    let words: Vec<String> = sentence
-        .split_whitespace()
+/// The words of a sentence's label: the few words before a colon it
+/// opens with ("Stage 1: if SAT is below 40 °F …" → stage, 1), at most
+/// [`LABEL_WORDS`] of them, none of them one of [`SENTENCE_WORDS`].
+fn label_of(sentence: &str) -> Option<Vec<String>> {
+    let (head, rest) = sentence.split_once(':')?;
+    let words = bare_words(head);
+    (rest.starts_with(' ')
+        && !words.is_empty()
+        && words.len() <= LABEL_WORDS
+        && words
+            .iter()
+            .all(|w| !w.is_empty() && !SENTENCE_WORDS.contains(&w.as_str())))
+    .then_some(words)
+}
+
+/// Most words of a paragraph's label ([`label_of`]).
+const LABEL_WORDS: usize = 3;
+
+/// Whether `sentence` says every word of `label`, as whole words in any
+/// case: "Stage 1 clears when SAT …" repeats "Stage 1".
+fn repeats(sentence: &str, label: &[String]) -> bool {
+    let said = bare_words(sentence);
+    label.iter().all(|l| said.contains(l))
+}
+
+/// A text's words split at white space, lower case, without the
+/// punctuation around them ("(YVR-3100)." → "yvr-3100").
+fn bare_words(text: &str) -> Vec<String> {
+    text.split_whitespace()
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
         })
-        .collect();
+        .collect()
+}
+
+/// Whether a paragraph's first sentence is a run-in heading
+/// ([`openings_of`]): a full stop after at most [`RUN_IN_WORDS`] words,
+/// none of them one of [`SENTENCE_WORDS`], and no table row.
+fn is_run_in(sentence: &str) -> bool {
+    let words = bare_words(sentence);
     sentence.ends_with('.')
         && !sentence.contains(" | ")
         && words.len() <= RUN_IN_WORDS
@@ -1207,6 +1260,29 @@ pub(crate) mod tests {
         assert!(super::opens_with_date("2026-01: valve"));
         assert!(!super::opens_with_date("2025 was a cold year."));
         assert!(!super::opens_with_date("10-14-2025 entry"));
+    }
+
+    /// A later sentence of a paragraph opened by a label ("Stage 1: …")
+    /// stands under the labelled sentence when it repeats the label, as a
+    /// dated record's sentences do; one that does not and one with a
+    /// label of its own stand under none.
+    #[test]
+    fn sentences_repeating_their_paragraphs_label_stand_under_it() {
+        let text = "Stage 1: if SAT is below 40 °F, the economizer is disabled. Stage 1 clears when SAT is above 45 °F. The alarm is logged.\n\
+                    Stage up: the lag boiler is enabled. Stage down: the lag boiler is disabled when stage up is over.";
+        let openings: Vec<Option<usize>> = super::quotable_in_context(text)
+            .into_iter()
+            .map(|c| c.opening)
+            .collect();
+        assert_eq!(openings, [None, Some(0), None, None, None]);
+        assert_eq!(
+            super::label_of("Stage 1: if SAT is below 40 °F"),
+            Some(vec!["stage".to_owned(), "1".to_owned()])
+        );
+        // A sentence, a long phrase and a time of day are no labels.
+        assert_eq!(super::label_of("The dampers close: all of them."), None);
+        assert_eq!(super::label_of("Each box on floor two reports: ZNT."), None);
+        assert_eq!(super::label_of("Occupied at 06:00 each weekday."), None);
     }
 
     /// The later sentences of a paragraph that opens with a run-in

@@ -404,8 +404,10 @@ fn pick_from(
     let mut openers: Vec<Vec<Option<usize>>> = Vec::new();
     let mut leads: Vec<Vec<Option<std::ops::Range<usize>>>> = Vec::new();
     let mut run_ins: Vec<Vec<bool>> = Vec::new();
+    let mut lines: Vec<Vec<usize>> = Vec::new();
     for (_, t, _) in texts {
         let read = quotable_in_context(t);
+        lines.push(read.iter().map(|c| c.line).collect());
         openers.push(read.iter().map(|c| c.opening).collect());
         leads.push(read.iter().map(|c| c.lead.clone()).collect());
         run_ins.push(read.iter().map(|c| c.run_in).collect());
@@ -509,6 +511,29 @@ fn pick_from(
         }
     }
     all.sort_by(|a, b| b.0.score.total_cmp(&a.0.score));
+    // Chunks overlap: a sentence read in two of them is read where it
+    // stands under something (its record's opening, its list's lead-in),
+    // at the best score of its copies ("Stage 2 clears after one hour …"
+    // opens one chunk and follows "Stage 2: if SAT stays below 40 °F …"
+    // in the one before).
+    let placed = |p: &Picked, k: usize| {
+        texts
+            .iter()
+            .position(|(s, ..)| *s == p.source)
+            .is_some_and(|pos| openers[pos][k].is_some() || leads[pos][k].is_some())
+    };
+    let mut kept: Vec<(Picked, usize)> = Vec::with_capacity(all.len());
+    for (p, k) in all {
+        match kept.iter().position(|(o, _)| o.text == p.text) {
+            Some(at) if !placed(&kept[at].0, kept[at].1) && placed(&p, k) => {
+                let score = kept[at].0.score;
+                kept[at] = (Picked { score, ..p }, k);
+            }
+            Some(_) => {}
+            None => kept.push((p, k)),
+        }
+    }
+    let mut all = kept;
     let (mut out, mut first) = select(&all, max);
     // A question for a number is not answered by a sentence that states
     // none: when the sentences picked state none, the best that states one
@@ -609,6 +634,33 @@ fn pick_from(
             && !out.iter().any(|p| p.text == *next)
         {
             out.insert(1, quote(next));
+        }
+        // The sentence before it in its paragraph, when it holds a term of
+        // the question no quoted sentence holds: the answer spans the two
+        // ("Stage down to one chiller when the plant load … has been below
+        // 105 tons … Each chiller has a minimum run time of 30 minutes"
+        // for when the plant goes back to one chiller and how long one must
+        // run).
+        // It must name what the question names that the best one names: a
+        // sentence on warm-up before the one on cool-down does not add to
+        // an answer for cool-down.
+        if k > 0
+            && lines[pos][k - 1] == lines[pos][k]
+            && answers_anything(&list[k - 1], heading)
+            && !out.iter().any(|p| p.text == list[k - 1])
+            && held[pos][k - 1]
+                .iter()
+                .any(|t| !out.iter().any(|p| p.matched.contains(t)))
+        {
+            let before = quote(&list[k - 1]);
+            let best = quote(&list[k]);
+            if focus
+                .kinds
+                .iter()
+                .all(|kind| !names(kind, &best) || names(kind, &before))
+            {
+                out.insert(0, before);
+            }
         }
         // One that begins with "It", "Its", "This" … leans on the sentence
         // before it for what it is about: quote that one first (picked or
@@ -1075,7 +1127,7 @@ mod tests {
     #[test]
     fn terms_naming_the_document_tell_no_sentence_apart() {
         let f = focus(&["multizone", "ahu", "freeze", "protection", "stage", "3"]);
-        let text = "Source: Buildings AHUs MultiZone Freeze Protection (LBNL). \
+        let text = "Source: Buildings AHUs MultiZone Freeze Protection (LBNL).\n\
                     Stage 3 freeze alarm starts when the supply air is below 3.3 C for 5 minutes.";
         let best = |naming: &[Vec<String>]| {
             pick_in(Focus::plain(&f), &[], &[(0, text, 0.0)], naming, &[], 1)[0]
@@ -1394,6 +1446,100 @@ mod tests {
         assert_eq!(p[0].text, manual);
     }
 
+    /// A sentence that repeats the label its paragraph opens with ("Stage
+    /// 2 clears …" after "Stage 2: if SAT stays below …") is quoted after
+    /// the labelled sentence, which says when the stage begins; read in a
+    /// chunk it opens (chunks overlap), it is read where it stands in the
+    /// chunk before.
+    #[test]
+    fn a_sentence_repeating_its_paragraphs_label_is_quoted_after_it() {
+        let f = focus(&["stage", "2", "sat", "clear"]);
+        let before = "Stage 1: if SAT is below 40 °F for 5 minutes, the economizer is disabled. Stage 1 clears when SAT has been above 45 °F for 15 minutes.\n\
+                      Stage 2: if SAT stays below 40 °F while stage 1 is active, or falls below 35 °F, the dampers close. Stage 2 clears after one hour with SAT above 45 °F.";
+        let after = "Stage 2 clears after one hour with SAT above 45 °F.\n\
+                     Stage 3: if SAT falls below 33 °F for 5 minutes, the fans stop.";
+        let quoted = |texts: &[(usize, &str, f32)]| -> Vec<String> {
+            pick_in(Focus::plain(&f), &[], texts, &[], &[], 1)
+                .into_iter()
+                .map(|p| p.text)
+                .collect()
+        };
+        let stage_2 = [
+            "Stage 2: if SAT stays below 40 °F while stage 1 is active, or falls below 35 °F, the dampers close.",
+            "Stage 2 clears after one hour with SAT above 45 °F.",
+        ];
+        assert_eq!(quoted(&[(0, before, 0.9)]), stage_2);
+        // The chunk that opens with the sentence ranks first.
+        assert_eq!(quoted(&[(1, after, 1.0), (0, before, 0.9)]), stage_2);
+        // A paragraph that opens with no label: the sentence stands alone
+        // (the sentence after it is quoted with it, as before).
+        let unlabelled = before.replace("Stage 2: if", "If");
+        assert_eq!(
+            quoted(&[(0, unlabelled.as_str(), 0.9)])[0],
+            "Stage 2 clears after one hour with SAT above 45 °F."
+        );
+    }
+
+    /// The sentence before the best one in its paragraph is quoted first
+    /// when it holds a term of the question the quoted ones do not: the
+    /// answer spans the two. Not from the paragraph before, nor when it
+    /// adds nothing.
+    #[test]
+    fn the_sentence_before_is_quoted_when_it_holds_more_of_the_question() {
+        let one = |ws: &[&str], text: &str| -> Vec<String> {
+            pick(Focus::plain(&focus(ws)), &[], &[(0, text, 1.0)], 1)
+                .into_iter()
+                .map(|p| p.text)
+                .collect()
+        };
+        let asked = ["plant", "chiller", "minimum", "run", "time"];
+        let text = "Stage down to one chiller when the plant load has been below 105 tons for 15 minutes. \
+                    Each chiller has a minimum run time of 30 minutes and a minimum off time of 15 minutes.";
+        let minimum = "Each chiller has a minimum run time of 30 minutes and a minimum off time of 15 minutes.";
+        assert_eq!(
+            one(&asked, text),
+            [
+                "Stage down to one chiller when the plant load has been below 105 tons for 15 minutes.",
+                minimum,
+            ]
+        );
+        // In another paragraph, it is another topic.
+        let apart = text.replace("15 minutes. ", "15 minutes.\n");
+        assert_eq!(one(&asked, &apart), [minimum]);
+        // Holding nothing the best one does not, it is not quoted.
+        assert_eq!(one(&["chiller", "minimum", "run", "time"], text), [minimum]);
+        // Nor when it leaves out the mode the question and the best one
+        // name: warm-up's airflow adds nothing to cool-down's.
+        let f = focus(&["box", "cooldown", "max", "airflow"]);
+        let mode = crate::answer::question::NamedKind {
+            said: "cooldown".into(),
+            words: vec!["cooldown".into()],
+            label: Vec::new(),
+            equivalents: Vec::new(),
+            form: Some("cooldown".into()),
+            class: None,
+            models: Vec::new(),
+        };
+        let kinds = [mode];
+        let modes = "In Warm-up mode the box runs at its heating maximum airflow. \
+                     In Cool-down mode the box runs at its cooling max.";
+        let picked = |focus: Focus<'_>| -> Vec<String> {
+            pick(focus, &[], &[(0, modes, 1.0)], 1)
+                .into_iter()
+                .map(|p| p.text)
+                .collect()
+        };
+        assert_eq!(
+            picked(Focus {
+                kinds: &kinds,
+                ..Focus::plain(&f)
+            }),
+            ["In Cool-down mode the box runs at its cooling max."]
+        );
+        // Without the mode, it holds "airflow", which the best one does not.
+        assert_eq!(picked(Focus::plain(&f)).len(), 2);
+    }
+
     /// The sentence after the best one is quoted with it, but not when it
     /// is a heading of the chunk's path (a topic, not what the best one
     /// announces) or a file citation.
@@ -1505,12 +1651,18 @@ mod tests {
         let f = focus(&["fan", "change", "speed"]);
         let text = "The fan speed loop runs. The fan speed has a minimum. The fan speed is reset. \
                     Changes in speed are limited to 10% per minute.";
-        let ramp = |f: &[String]| {
-            pick_in(Focus::plain(f), &[], &[(0, text, 0.0)], &[], &[], 1)[0]
-                .text
-                .starts_with("Changes")
-        };
-        assert!(ramp(&f));
+        // Quoted after the sentence before it, which names the fan.
+        let quoted: Vec<String> = pick_in(Focus::plain(&f), &[], &[(0, text, 0.0)], &[], &[], 1)
+            .into_iter()
+            .map(|p| p.text)
+            .collect();
+        assert_eq!(
+            quoted,
+            [
+                "The fan speed is reset.",
+                "Changes in speed are limited to 10% per minute."
+            ]
+        );
         let held: Vec<Vec<String>> = crate::text::quotable(text)
             .iter()
             .map(|s| matched_terms(Focus::plain(&f), s))

@@ -516,6 +516,25 @@ async fn a_products_model_number_names_its_kind_in_a_manual() {
 }
 
 #[tokio::test]
+async fn a_stage_is_quoted_from_its_label_to_what_clears_it() {
+    // "Stage 2: if SAT stays below 40 °F … or falls below 35 °F …, the OA
+    // damper and the exhaust damper close … Stage 2 clears after one hour
+    // with SAT above 45 °F.": the second sentence repeats the label the
+    // paragraph opens with, so it is quoted after it, though a chunk opens
+    // with it.
+    let v = chat(
+        "what SAT puts an air handler into stage 2 freeze protection, and when does that stage clear?",
+    )
+    .await;
+    assert_answer(
+        &v,
+        &[],
+        &["falls below 35 °F", "Stage 2 clears after one hour"],
+        &["golden/corpus/northfield_soo_ahu.md"],
+    );
+}
+
+#[tokio::test]
 async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
     // The graph holds AHU-3 but not its design airflows; the sequence's
     // system table does, on AHU-3's row.
