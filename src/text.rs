@@ -815,6 +815,27 @@ impl Cue {
     }
 }
 
+/// Whether one of the few words after byte `at` of `lower` is a
+/// possessive ("a chiller's min run time", "the boilers' output"): the
+/// phrase before it names what something has, not the thing.
+pub fn possessive_follows(lower: &str, at: usize) -> bool {
+    lower
+        .get(at..)
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(POSSESSIVE_WORDS)
+        .map(|w| w.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’'))
+        .any(|w| {
+            ["'s", "’s", "s'", "s’"]
+                .iter()
+                .any(|end| w.ends_with(end) && w.len() > end.len())
+        })
+}
+
+/// How many words after a phrase [`possessive_follows`] reads: a noun
+/// with a word or two before it ("a chilled water pump's").
+const POSSESSIVE_WORDS: usize = 3;
+
 /// Byte offsets where `phrase` occurs in `text` as words: an end of the
 /// phrase that is a letter or digit does not touch another ("on" is not
 /// in "only"; "->" and "w/o" match wherever they stand).
@@ -941,6 +962,18 @@ impl Cues {
     /// Whether one of the cue's phrases occurs in the (lower-cased) text.
     pub fn in_text(&self, cue: Cue, lower: &str) -> bool {
         self.list(cue).iter().any(|p| lower.contains(p.as_str()))
+    }
+
+    /// Whether a phrase of `dq:cue_define_phrase` asks what something is
+    /// ("what is a vav", "what does dat stand for"): not when what it
+    /// names is said to have something ("what is a chiller's min run
+    /// time" asks the run time, [`possessive_follows`]).
+    pub fn asks_definition(&self, lower: &str) -> bool {
+        self.list(Cue::DefinePhrase).iter().any(|p| {
+            phrase_at(lower, p)
+                .map(|at| at + p.len())
+                .any(|end| !possessive_follows(lower, end))
+        })
     }
 
     /// Whether `word` is one of the single-word entries of some cue (the
@@ -1451,6 +1484,11 @@ pub(crate) mod tests {
         assert!(cues.is(Cue::FeedVerb, "serves"));
         assert!(cues.in_text(Cue::DefinePhrase, "what is a vav"));
         assert!(!cues.in_text(Cue::DefinePhrase, "what is the flow"));
+        assert!(cues.asks_definition("what is a vav?"));
+        assert!(cues.asks_definition("what is a chiller, and what does it do"));
+        assert!(!cues.asks_definition("what is a chiller's min run time"));
+        assert!(!cues.asks_definition("what is a chilled water pump’s seal"));
+        assert!(!cues.asks_definition("what is the flow"));
         assert_eq!(
             cues.position(Cue::Upstream, &words("is it fed upstream")),
             Some(2)

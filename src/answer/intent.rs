@@ -318,7 +318,7 @@ pub fn read(
     // "is there a boiler" asks whether the building has one; "boiler?"
     // asks what one is.
     if cues.any(Cue::Define, w)
-        || cues.in_text(Cue::DefinePhrase, lower)
+        || cues.asks_definition(lower)
         || (!r.yes_no && bare_term(cues, w, g))
     {
         r.push(Intent::Definition);

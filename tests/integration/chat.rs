@@ -535,6 +535,34 @@ async fn a_stage_is_quoted_from_its_label_to_what_clears_it() {
 }
 
 #[tokio::test]
+async fn what_a_kind_has_is_no_definition_of_the_kind() {
+    // "what is a chiller's min run time" asks the run time: the possessive
+    // after "what is a" says so. It was answered with Brick's definition
+    // of a chiller and the Haystack "load" tag. The plant manual answers
+    // both parts: the sentence before the run-time sentence states when
+    // the plant stages down to one chiller.
+    let v = chat(
+        "what load brings the plant down to a single chiller and what is a chiller's min run time",
+    )
+    .await;
+    assert_answer(
+        &v,
+        &[],
+        &["105 tons", "minimum run time of 30 minutes"],
+        &["golden/corpus/northfield_chiller_plant_manual.md"],
+    );
+    let (_, answer) = chat_answer("what is a chiller's minimum off time?").await;
+    assert!(
+        answer.contains("minimum off time of 15 minutes"),
+        "{answer}"
+    );
+    assert!(!answer.contains("Brick defines it"), "{answer}");
+    // Without the possessive, it asks what a chiller is.
+    let (_, answer) = chat_answer("what is a chiller?").await;
+    assert!(answer.contains("Brick defines it"), "{answer}");
+}
+
+#[tokio::test]
 async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
     // The graph holds AHU-3 but not its design airflows; the sequence's
     // system table does, on AHU-3's row.
