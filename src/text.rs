@@ -10,6 +10,12 @@ use crate::store::{GraphStore, SolutionExt, StoreResult, select};
 use crate::vocab::{self, PREFIXES};
 use std::collections::HashMap;
 
+/// Words whose "'s" is "is", "has" or "us" ("what's", "let's"), no
+/// possessive: [`words`] keeps them whole ("whats", as the cues spell it).
+const CONTRACTED: &[&str] = &[
+    "what", "that", "there", "here", "it", "he", "she", "where", "who", "how", "let",
+];
+
 /// Lower-case words of a text: letters, digits, inner hyphens and the
 /// decimal point of a number ("8.3", "90.1" are one word each); a
 /// number's thousands separators are left out ("1,000" is "1000").
@@ -34,6 +40,12 @@ pub fn words(text: &str) -> Vec<String> {
     let mut word = String::new();
     let mut flush = |word: &mut String| {
         let w = word.trim_matches(|c| c == '-' || c == '\'');
+        // A possessive is its noun: "box's" is "box", "chiller 1's" holds
+        // "1" (a contraction keeps its letters: "what's" is "whats").
+        let w = match w.strip_suffix("'s") {
+            Some(noun) if !CONTRACTED.contains(&noun) => noun,
+            _ => w,
+        };
         if !w.is_empty() {
             out.push(w.replace('\'', ""));
         }
@@ -1542,9 +1554,16 @@ pub(crate) mod tests {
 
     #[test]
     fn words_stems_and_squash() {
+        // A possessive is its noun; a contraction keeps its letters.
         assert_eq!(
             words("What's VAV-2-14's -x- DAT?"),
-            ["whats", "vav-2-14s", "x", "dat"]
+            ["whats", "vav-2-14", "x", "dat"]
+        );
+        assert_eq!(
+            words("chiller 1's service, the box's damper, let's see"),
+            [
+                "chiller", "1", "service", "the", "box", "damper", "lets", "see"
+            ]
         );
         assert_eq!(
             words("ASHRAE 90.1: 8.3 °C. End 55."),
