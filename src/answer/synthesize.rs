@@ -523,14 +523,18 @@ fn pick_from(
             .is_some_and(|pos| openers[pos][k].is_some() || leads[pos][k].is_some())
     };
     let mut kept: Vec<(Picked, usize)> = Vec::with_capacity(all.len());
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (p, k) in all {
-        match kept.iter().position(|(o, _)| o.text == p.text) {
-            Some(at) if !placed(&kept[at].0, kept[at].1) && placed(&p, k) => {
+        match seen.get(&p.text) {
+            Some(&at) if !placed(&kept[at].0, kept[at].1) && placed(&p, k) => {
                 let score = kept[at].0.score;
                 kept[at] = (Picked { score, ..p }, k);
             }
             Some(_) => {}
-            None => kept.push((p, k)),
+            None => {
+                seen.insert(p.text.clone(), kept.len());
+                kept.push((p, k));
+            }
         }
     }
     let mut all = kept;
@@ -640,10 +644,9 @@ fn pick_from(
         // ("Stage down to one chiller when the plant load … has been below
         // 105 tons … Each chiller has a minimum run time of 30 minutes"
         // for when the plant goes back to one chiller and how long one must
-        // run).
-        // It must name what the question names that the best one names: a
-        // sentence on warm-up before the one on cool-down does not add to
-        // an answer for cool-down.
+        // run). It must name what the question names that the best one
+        // names: a sentence on warm-up before the one on cool-down adds
+        // nothing to an answer for cool-down.
         if k > 0
             && lines[pos][k - 1] == lines[pos][k]
             && answers_anything(&list[k - 1], heading)
@@ -873,6 +876,20 @@ mod tests {
 
     fn focus(ws: &[&str]) -> Vec<String> {
         ws.iter().map(|w| stem(w)).collect()
+    }
+
+    /// An operating mode a question names (`said`), a kind written only by
+    /// its letters (`form`).
+    fn mode_named(said: &str, form: &str) -> crate::answer::question::NamedKind {
+        crate::answer::question::NamedKind {
+            said: said.into(),
+            words: vec![form.into()],
+            label: Vec::new(),
+            equivalents: Vec::new(),
+            form: Some(form.into()),
+            class: None,
+            models: Vec::new(),
+        }
     }
 
     /// What [`pick`] quotes from `text` (up to two picked sentences) for a
@@ -1339,15 +1356,7 @@ mod tests {
     #[test]
     fn after_the_sentence_naming_a_mode_one_naming_the_asked_box_may_follow() {
         let f = focus(&["cfm", "vav-2-16", "warmup", "zone", "heat", "setpoint"]);
-        let mode = crate::answer::question::NamedKind {
-            said: "warm up".into(),
-            words: vec!["warmup".into()],
-            label: Vec::new(),
-            equivalents: Vec::new(),
-            form: Some("warmup".into()),
-            class: None,
-            models: Vec::new(),
-        };
+        let mode = mode_named("warm up", "warmup");
         let example = "VAV-2-16 is the only corner office box: 450 cfm cooling maximum, 225 cfm heating maximum.";
         let zone =
             "The zone heating setpoint is 70 °F and the cooling setpoint 75 °F in cfm terms.";
@@ -1511,15 +1520,7 @@ mod tests {
         // Nor when it leaves out the mode the question and the best one
         // name: warm-up's airflow adds nothing to cool-down's.
         let f = focus(&["box", "cooldown", "max", "airflow"]);
-        let mode = crate::answer::question::NamedKind {
-            said: "cooldown".into(),
-            words: vec!["cooldown".into()],
-            label: Vec::new(),
-            equivalents: Vec::new(),
-            form: Some("cooldown".into()),
-            class: None,
-            models: Vec::new(),
-        };
+        let mode = mode_named("cooldown", "cooldown");
         let kinds = [mode];
         let modes = "In Warm-up mode the box runs at its heating maximum airflow. \
                      In Cool-down mode the box runs at its cooling max.";
