@@ -1708,16 +1708,15 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     // "what machines make that chilled water": a verb of making, no
     // product's make.
     let made = p.made_at();
-    // "what is a chiller's min run time": no definition asked.
-    let said = |c: Cue| {
-        p.cue_spans(c).iter().any(|s| match c {
-            Cue::Product => {
-                !unscoped[s.start..s.end].trim().is_empty()
-                    && made.is_none_or(|m| m.start != s.start)
-            }
-            Cue::DefinePhrase => !crate::text::possessive_follows(p.lower, s.end),
-            _ => true,
-        })
+    // "what is a chiller's min run time": no definition asked, as the
+    // intent reader reads it.
+    let said = |c: Cue| match c {
+        Cue::DefinePhrase => p.cues.asks_definition(p.lower),
+        _ => p.cue_spans(c).iter().any(|s| {
+            c != Cue::Product
+                || (!unscoped[s.start..s.end].trim().is_empty()
+                    && made.is_none_or(|m| m.start != s.start))
+        }),
     };
     // "is a damper position command a kind of setpoint": how kinds relate
     // is the ontology's to say, whatever the building has.
