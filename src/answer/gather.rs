@@ -67,7 +67,46 @@ pub async fn graph(
             graph_ids.push(owner.clone());
         }
     }
+    // A document about named equipment may speak only of its parts and
+    // points: the hot-water plant's sequence names HWP-1 and "B-1 EN",
+    // not HW-SYS.
+    let within = within_named(view, q);
+    if !within.is_empty() {
+        tracing::info!(
+            parts_and_points = within.len(),
+            "documents naming the parts or points of named equipment count as about it"
+        );
+    }
+    for id in within {
+        if !graph_ids.contains(&id) {
+            graph_ids.push(id);
+        }
+    }
     Ok(GraphStep { facts, graph_ids })
+}
+
+/// The parts (transitively) and points of the equipment the question
+/// names by name; a location's rooms and floors are not its equipment.
+fn within_named(view: GraphView<'_>, q: &Question) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in &q.grounding.entities {
+        if !matches!(e.kind, crate::ground::EntityKind::Instance)
+            || view.is_location(&e.iri)
+            || view.is_point(&e.iri)
+        {
+            continue;
+        }
+        let parts = view.topo.parts(&e.iri);
+        let points = std::iter::once(&e.iri)
+            .chain(&parts)
+            .flat_map(|n| view.topo.out_of(n, crate::topology::Rel::HasPoint));
+        for id in parts.iter().cloned().chain(points) {
+            if !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    out
 }
 
 /// What retrieval found.
@@ -117,7 +156,11 @@ pub async fn documents(
         top_k,
     )
     .await?;
+    // What was decided before the search (how the question is read) stays
+    // first.
+    let earlier = std::mem::take(&mut trace.retrieval.decisions);
     trace.retrieval = r.trace;
+    trace.retrieval.decisions.splice(0..0, earlier);
     if q.embedded != q.text {
         trace.retrieval.decisions.push(format!(
             "embedded as \"{}\": abbreviations spelled out",

@@ -24,6 +24,7 @@ use super::question::Question;
 use super::refusal::{self, Reason};
 use super::request::{self, Request};
 use super::retrieve::Scored;
+use super::synthesize::Equivalent;
 use super::view::GraphView;
 use super::{
     ChatRequest, ChatResponse, Fact, Fault, Metadata, Refusal, RequestError, RetrieveError, Status,
@@ -163,7 +164,54 @@ fn question(snap: &Snapshot, text: &str, view: GraphView<'_>) -> Question {
                 .collect();
         }
     }
+    let named_by_instances = instance_forms(&q, view);
+    q.equivalents.extend(named_by_instances);
     q
+}
+
+/// Most instances of a kind whose names stand for the kind's words: a
+/// building's two chillers or three air handlers, not its hundred boxes
+/// (whose sequences name the kind anyway).
+const MAX_INSTANCE_FORMS: usize = 12;
+
+/// The names of the graph's instances of the equipment kinds a question
+/// names, as forms of the kind's words: "CH-1 and CH-2 each hold about
+/// 330 lb of R-1233zd(E)" speaks of "each chiller" as the graph says CH-1
+/// and CH-2 are chillers. Only for a kind with few instances
+/// ([`MAX_INSTANCE_FORMS`]) and whose words are all focus terms.
+fn instance_forms(q: &Question, view: GraphView<'_>) -> Vec<Equivalent> {
+    let mut out: Vec<Equivalent> = Vec::new();
+    for kind in &q.kinds {
+        let Some(class) = &kind.class else { continue };
+        if kind.form.is_some()
+            || kind.words.is_empty()
+            || !kind.words.iter().all(|w| q.reading.focus.contains(w))
+            || !view.onto.is_a(class, &crate::vocab::brick("Equipment"))
+        {
+            continue;
+        }
+        let instances: Vec<&str> = view
+            .topo
+            .nodes()
+            .filter(|n| view.is_a_any(n, std::slice::from_ref(class)))
+            .take(MAX_INSTANCE_FORMS + 1)
+            .collect();
+        if instances.len() > MAX_INSTANCE_FORMS {
+            continue;
+        }
+        for n in instances {
+            let form =
+                crate::text::words(view.topo.label(n).unwrap_or(crate::vocab::local_name(n)));
+            let e = Equivalent {
+                terms: kind.words.clone(),
+                form,
+            };
+            if !e.form.is_empty() && !out.contains(&e) {
+                out.push(e);
+            }
+        }
+    }
+    out
 }
 
 fn read(snap: &Snapshot, query: &str, trace: &mut Trace) -> Question {
@@ -241,7 +289,11 @@ async fn engine(
             snap.spelling.abbreviates(typed)
                 || (!snap.spelling.is_shorthand(typed) && snap.cues.is_cue_word(read))
         });
-        if matches!(outcome, query::Outcome::Pass) && typos_only && !q2.grounding.is_empty() {
+        if matches!(outcome, query::Outcome::Pass)
+            && typos_only
+            && !q2.grounding.is_empty()
+            && !documents_hold_a_corrected_word(state, snap, &re.changes, trace).await?
+        {
             trace.retrieval.decisions.push(format!(
                 "read {} for the graph facts and documents",
                 said.join(", ")
@@ -276,6 +328,43 @@ async fn engine(
         o => o,
     };
     Ok((q2, outcome2))
+}
+
+/// Whether the documents hold a word the respelling corrected into a cue
+/// word: then it is a word the vocabulary lacks, not a typo ("locks" is
+/// not "lacks" when the plant manual says "locked out"). The lexical index
+/// stems as it reads the chunks, so any form of the word counts.
+async fn documents_hold_a_corrected_word(
+    state: &AppState,
+    snap: &Snapshot,
+    changes: &[(String, String)],
+    trace: &mut Trace,
+) -> Result<bool, Fault> {
+    let Some(docs) = state.docs() else {
+        return Ok(false);
+    };
+    for (typed, _) in changes
+        .iter()
+        .filter(|(typed, _)| !snap.spelling.abbreviates(typed))
+    {
+        let found = docs
+            .ingestor()
+            .index()
+            .lexical(crate::vector::LexicalSearch {
+                text: typed.clone(),
+                limit: 1,
+                filter: None,
+            })
+            .await?;
+        if !found.is_empty() {
+            tracing::info!("a corrected word is a word of the documents: read as asked");
+            trace.retrieval.decisions.push(format!(
+                "\"{typed}\" is not respelled: the documents hold it"
+            ));
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Steps 2–6: the drafted answer or abstention.

@@ -563,6 +563,80 @@ async fn what_a_kind_has_is_no_definition_of_the_kind() {
 }
 
 #[tokio::test]
+async fn a_word_the_documents_hold_is_not_corrected_into_a_cue_word() {
+    // "locks" is no word of the grounder's vocabulary and one edit from
+    // the cue word "lacks": read as "lacks", the question lost its verb
+    // and was answered with the plant's enable sentence alone. The plant
+    // manual holds the word ("it is locked out above 80 °F").
+    let v = chat("what outdoor temperature locks out the hot water plant").await;
+    assert_answer(&v, &[], &["locked out above 80 °F"], &[]);
+    let decisions = v["trace"]["retrieval"]["decisions"].to_string();
+    assert!(
+        decisions.contains("\\\"locks\\\" is not respelled: the documents hold it"),
+        "{decisions}"
+    );
+    // A misspelt cue word is still read as meant.
+    let v = chat("definiton of a vav box").await;
+    assert_eq!(
+        v["trace"]["graph"]["read_as"], "definition of a vav box",
+        "{v}"
+    );
+}
+
+#[tokio::test]
+async fn the_graphs_instances_of_a_kind_name_it_in_a_passage() {
+    // "CH-1 and CH-2 each hold about 330 lb of R-1233zd(E)": the graph
+    // says CH-1 and CH-2 are chillers, so the sentence speaks of "each
+    // chiller". It was answered with the chiller panel's trips, which say
+    // "chiller" and "refrigerant pressure".
+    let v = chat("how much refrigerant is in each chiller").await;
+    assert_answer(&v, &[], &["330 lb"], &[]);
+    assert!(
+        evidence_files(&v)
+            .iter()
+            .any(|f| f.starts_with("golden/corpus/northfield_chiller_plant_manual.")),
+        "{v}"
+    );
+    // An everyday word for what a sequence calls standby.
+    let (_, answer) = chat_answer("is there a backup condenser water pump?").await;
+    assert!(
+        answer.contains("there is no standby condenser-water pump"),
+        "{answer}"
+    );
+}
+
+#[tokio::test]
+async fn a_document_naming_the_parts_of_named_equipment_is_about_it() {
+    // The hot-water plant's sequence names HWP-1, HWP-2 and the boilers'
+    // enable points, never HW-SYS: its chunks are about the plant the
+    // question names through the plant's parts and points.
+    let v = chat("boilers shouldnt be firing in july - whats the oat lockout on hw-sys").await;
+    let section: Vec<&Value> = v["trace"]["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            c["source_ref"] == "golden/corpus/northfield_chiller_plant_manual.md"
+                && c["section_title"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with("Hot-water plant enable and boiler staging")
+        })
+        .collect();
+    assert!(!section.is_empty(), "{}", v["trace"]["chunks"]);
+    for c in section {
+        assert!(
+            c["boosts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|b| b == "graph_ids"),
+            "{c}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn what_the_graph_cannot_read_of_a_node_its_passage_answers() {
     // The graph holds AHU-3 but not its design airflows; the sequence's
     // system table does, on AHU-3's row.
