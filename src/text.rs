@@ -466,6 +466,11 @@ pub fn quotable_in_context(text: &str) -> Vec<InContext> {
         .collect()
 }
 
+/// Pronouns a question asks about when it asks what "it" means ("what
+/// does it mean if the purge unit runs a lot"): a situation, not a word
+/// or a class. English grammar, not a question cue.
+pub const PRONOUNS: &[&str] = &["it", "this", "that", "these", "those", "they"];
+
 /// Most words of a run-in heading ([`openings_of`]).
 const RUN_IN_WORDS: usize = 6;
 
@@ -981,11 +986,17 @@ impl Cues {
     /// names is said to have something ("what is a chiller's min run
     /// time" asks the run time, [`possessive_follows`]).
     pub fn asks_definition(&self, lower: &str) -> bool {
-        self.list(Cue::DefinePhrase).iter().any(|p| {
-            phrase_at(lower, p)
-                .map(|at| at + p.len())
-                .any(|end| !possessive_follows(lower, end))
-        })
+        !self.definition_phrases(lower).is_empty()
+    }
+
+    /// Where the phrases of [`Self::asks_definition`] are said: each
+    /// phrase's start and end in `lower`.
+    pub fn definition_phrases(&self, lower: &str) -> Vec<(usize, usize)> {
+        self.list(Cue::DefinePhrase)
+            .iter()
+            .flat_map(|p| phrase_at(lower, p).map(move |at| (at, at + p.len())))
+            .filter(|&(_, end)| !possessive_follows(lower, end))
+            .collect()
     }
 
     /// Whether `word` is one of the single-word entries of some cue (the

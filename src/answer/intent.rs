@@ -195,26 +195,7 @@ fn only_classes_said(cues: &Cues, lower: &str, g: &Grounding, cue: Cue) -> bool 
     if said.is_empty() {
         return false;
     }
-    // A mention runs on over the words of its class's own name that
-    // follow it ("vav box": the grounder reads "vav").
-    for (span, class) in g.kind_mentions() {
-        let name: Vec<String> = class
-            .map(|c| vocab::local_name(&c).to_lowercase())
-            .unwrap_or_default()
-            .split('_')
-            .map(str::to_owned)
-            .collect();
-        let mut end = span.end;
-        while let Some(next) = lower.get(end..).and_then(|rest| {
-            let word = rest.split_whitespace().next()?;
-            let at = end + rest.find(word)?;
-            let bare = word.trim_end_matches(|c: char| !c.is_alphanumeric());
-            name.iter().any(|n| n == bare).then_some(at + bare.len())
-        }) {
-            end = next;
-        }
-        said.push((span.start, end));
-    }
+    said.extend(class_spans(lower, g));
     words(&crate::text::masked(lower, said, false))
         .iter()
         .all(|x| {
@@ -222,6 +203,84 @@ fn only_classes_said(cues: &Cues, lower: &str, g: &Grounding, cue: Cue) -> bool 
                 .iter()
                 .any(|c| cues.is(*c, x))
         })
+}
+
+/// Where the question names a kind, each mention run on over the words of
+/// its class's own name that follow it ("vav box": the grounder reads
+/// "vav").
+fn class_spans(lower: &str, g: &Grounding) -> Vec<(usize, usize)> {
+    let mut said = Vec::new();
+    for (span, class) in g.kind_mentions() {
+        let name: Vec<String> = class
+            .map(|c| vocab::local_name(&c).to_lowercase())
+            .unwrap_or_default()
+            .split('_')
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let mut end = span.end;
+        while let Some(next) = lower.get(end..).and_then(|rest| {
+            let word = rest.split_whitespace().next()?;
+            let at = end + rest.find(word)?;
+            let bare = word.trim_end_matches(|c: char| !c.is_alphanumeric());
+            (!bare.is_empty() && name.iter().any(|n| n == bare)).then_some(at + bare.len())
+        }) {
+            end = next;
+        }
+        said.push((span.start, end));
+    }
+    said
+}
+
+/// Whether a question that says a word or phrase asking what something
+/// means asks it of what it names, when it names something the grounder
+/// reads: a word of `dq:cue_define` not said of a pronoun ("what does it
+/// mean if the purge unit runs a lot" asks what a symptom means), or a
+/// phrase of `dq:cue_define_phrase`, where one that ends in an article
+/// ("what's a") is followed by what it names, not by words of its own:
+/// "what's a normal flame signal on the boilers" asks a boiler's flame
+/// signal, not what a boiler is; "what is a brick VAV …" asks the class.
+fn asks_definition_of_named(cues: &Cues, lower: &str, w: &[String], g: &Grounding) -> bool {
+    let mut named = class_spans(lower, g);
+    named.extend(g.entities.iter().map(|e| (e.span.start, e.span.end)));
+    if named.is_empty() {
+        return cues.any(Cue::Define, w) || cues.asks_definition(lower);
+    }
+    let by_word = w.iter().enumerate().any(|(i, x)| {
+        cues.is(Cue::Define, x)
+            && !i
+                .checked_sub(1)
+                .is_some_and(|j| crate::text::PRONOUNS.contains(&w[j].as_str()))
+    });
+    let content = |x: &String| {
+        !(cues.is_cue_word(x)
+            || [Cue::FunctionWord, Cue::StopWord, Cue::FrameWord]
+                .iter()
+                .any(|c| cues.is(*c, x)))
+    };
+    let by_phrase = cues
+        .definition_phrases(lower)
+        .into_iter()
+        .any(|(start, end)| {
+            let said = &lower[start..end];
+            let article = [" a", " an"].iter().any(|a| said.trim_end().ends_with(a));
+            if !article {
+                return true;
+            }
+            // The words between the phrase and the first name after it.
+            let next = named
+                .iter()
+                .filter(|(s, _)| *s >= end)
+                .map(|(s, _)| *s)
+                .min()
+                .unwrap_or(lower.len());
+            words(lower.get(end..next).unwrap_or_default())
+                .iter()
+                .filter(|x| content(x))
+                .count()
+                < 2
+        });
+    by_word || by_phrase
 }
 
 /// The Brick classes a grounding names, as classes, kinds of equipment or
@@ -317,10 +376,7 @@ pub fn read(
     }
     // "is there a boiler" asks whether the building has one; "boiler?"
     // asks what one is.
-    if cues.any(Cue::Define, w)
-        || cues.asks_definition(lower)
-        || (!r.yes_no && bare_term(cues, w, g))
-    {
+    if asks_definition_of_named(cues, lower, w, g) || (!r.yes_no && bare_term(cues, w, g)) {
         r.push(Intent::Definition);
     }
     if r.yes_no && instances.is_empty() && class_mentions(g).len() == 2 {
@@ -461,6 +517,36 @@ mod tests {
             false,
         );
         assert!(explicit.has(Intent::Upstream));
+    }
+
+    /// "What's a …" asks what a kind is only when the kind follows it, and
+    /// "mean" only when said of something other than "it": "what's a
+    /// normal flame signal on the boilers" asks a boiler's flame signal,
+    /// and "what does it mean if a boiler short cycles" what a symptom
+    /// means. Both were answered with Brick's definition of a boiler.
+    #[tokio::test]
+    async fn a_definition_is_asked_of_a_kind_said_alone() {
+        let c = cues().await;
+        let boiler = |text: &str| {
+            let start = text.find("boiler").unwrap();
+            let end = start
+                + text[start..]
+                    .find(|c: char| !c.is_alphanumeric())
+                    .unwrap_or(text.len() - start);
+            g(vec![Entity {
+                iri: vocab::brick("Boiler"),
+                kind: EntityKind::Class,
+                span: crate::ground::Span { start, end },
+                ..entity("Boiler", &text[start..end])
+            }])
+        };
+        let asks =
+            |text: &str| read_q(&c, text, &boiler(text), false, false).has(Intent::Definition);
+        assert!(asks("what is a boiler"));
+        assert!(asks("what's a boiler?"));
+        assert!(asks("what does boiler mean"));
+        assert!(!asks("what's a normal flame signal on the boilers"));
+        assert!(!asks("what does it mean if a boiler short cycles"));
     }
 
     #[tokio::test]
