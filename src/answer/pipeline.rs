@@ -191,17 +191,14 @@ fn instance_forms(q: &Question, view: GraphView<'_>) -> Vec<Equivalent> {
             continue;
         }
         let instances: Vec<&str> = view
-            .topo
-            .nodes()
-            .filter(|n| view.is_a_any(n, std::slice::from_ref(class)))
+            .instances_of(class)
             .take(MAX_INSTANCE_FORMS + 1)
             .collect();
         if instances.len() > MAX_INSTANCE_FORMS {
             continue;
         }
         for n in instances {
-            let form =
-                crate::text::words(view.topo.label(n).unwrap_or(crate::vocab::local_name(n)));
+            let form = crate::text::words(&super::query::read::name_of(view, n));
             let e = Equivalent {
                 terms: kind.words.clone(),
                 form,

@@ -242,8 +242,8 @@ impl Question {
             .chain(fields.brick_equip.iter().map(String::as_str));
         let mut out: Vec<String> = Vec::new();
         for class in classes {
-            let class = [vocab::brick(class)];
-            let mut of_kind = view.topo.nodes().filter(|n| view.is_a_any(n, &class));
+            let class = vocab::brick(class);
+            let mut of_kind = view.instances_of(&class);
             let (Some(only), None) = (of_kind.next(), of_kind.next()) else {
                 continue;
             };

@@ -50,6 +50,17 @@ impl<'a> GraphView<'a> {
             .any(|c| types.iter().any(|t| self.onto.is_a(t, c)))
     }
 
+    /// The nodes that are instances of `class` (or a subclass), in the
+    /// topology's order.
+    pub fn instances_of<'c>(&self, class: &'c str) -> impl Iterator<Item = &'a str> + 'c
+    where
+        'a: 'c,
+    {
+        let (topo, onto) = (self.topo, self.onto);
+        topo.nodes()
+            .filter(move |n| topo.types(n).iter().any(|t| onto.is_a(t, class)))
+    }
+
     /// The node's types that no other of its types specialises.
     pub fn specific_types(&self, iri: &str) -> Vec<String> {
         let types = self.topo.types(iri);

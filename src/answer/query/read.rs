@@ -2082,10 +2082,7 @@ fn has_all(p: &Parts<'_>) -> Reading {
             // ("does room7 have a vav" where no VAV has a location) cannot
             // say no.
             let topo = p.view.topo;
-            let kind = std::slice::from_ref(&c.iri);
-            let placed = topo
-                .nodes()
-                .any(|n| p.view.is_a_any(n, kind) && topo.is_placed(n));
+            let placed = p.view.instances_of(&c.iri).any(|n| topo.is_placed(n));
             if !placed {
                 let kind = p.class_name(c);
                 return Reading::Unsupported {
