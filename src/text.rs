@@ -436,6 +436,8 @@ pub struct InContext {
     /// The number of the line it is read from: the sentences of one
     /// paragraph share it.
     pub line: usize,
+    /// Whether it is a table row (with its header and caption).
+    pub row: bool,
 }
 
 /// [`quotable`]'s sentences, each with what it stands under: the opening
@@ -445,11 +447,16 @@ pub fn quotable_in_context(text: &str) -> Vec<InContext> {
     let lines = quotable_lines(text);
     let leads = lead_ins_of(text, &lines);
     let numbers: Vec<usize> = lines.iter().map(|(n, _)| *n).collect();
+    let source: Vec<&str> = text.lines().collect();
     openings_of(lines)
         .into_iter()
         .zip(leads)
         .zip(numbers)
         .map(|(((text, opens), lead), line)| {
+            let row = source
+                .get(line)
+                .and_then(|l| table_cells(l))
+                .is_some_and(|cells| !cells.is_empty());
             let (opening, run_in_of) = match opens {
                 Opens::Record(j) => (Some(j), None),
                 Opens::Paragraph(j) => (None, Some(j)),
@@ -461,6 +468,7 @@ pub fn quotable_in_context(text: &str) -> Vec<InContext> {
                 lead: lead.or_else(|| run_in_of.map(|j| j..j + 1)),
                 run_in: opens == Opens::Itself(Paragraph::RunIn),
                 line,
+                row,
             }
         })
         .collect()

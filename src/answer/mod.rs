@@ -277,7 +277,9 @@ pub struct TracedChunk {
 /// passages hold and those they do not.
 #[derive(Debug, Clone, Default, Serialize, utoipa::ToSchema)]
 pub struct Answerability {
-    /// The best chunk's similarity to the question.
+    /// The best similarity to the question of a chunk retrieved or a
+    /// passage quoted from one (a sentence, or the passage with its
+    /// heading): what the relevance floor is measured on.
     pub best: f32,
     /// Share of the question's focus terms the passages hold.
     pub coverage: f32,

@@ -214,7 +214,8 @@ pub fn of_question(q: &Question) -> Option<Reason> {
 pub struct DocumentMeasures {
     /// Chunks retrieved.
     pub retrieved: usize,
-    /// The best chunk's similarity (before the rerank).
+    /// The best similarity (before the rerank) of a chunk retrieved or a
+    /// passage quoted from one.
     pub best: f32,
     /// Share of the question's terms the quoted passages hold.
     pub coverage: f32,

@@ -405,9 +405,11 @@ fn pick_from(
     let mut leads: Vec<Vec<Option<std::ops::Range<usize>>>> = Vec::new();
     let mut run_ins: Vec<Vec<bool>> = Vec::new();
     let mut lines: Vec<Vec<usize>> = Vec::new();
+    let mut rows: Vec<Vec<bool>> = Vec::new();
     for (_, t, _) in texts {
         let read = quotable_in_context(t);
         lines.push(read.iter().map(|c| c.line).collect());
+        rows.push(read.iter().map(|c| c.row).collect());
         openers.push(read.iter().map(|c| c.opening).collect());
         leads.push(read.iter().map(|c| c.lead.clone()).collect());
         run_ins.push(read.iter().map(|c| c.run_in).collect());
@@ -610,7 +612,10 @@ fn pick_from(
     }
     // The sentence after the best one often holds the cause, the value or
     // the consequence the best one announces: quote it too, unless it
-    // opens another dated record (another event).
+    // opens another dated record (another event) or the best one is a
+    // table row and it another row about something else ([`another_row`]:
+    // another fault, mode or parameter; a row with its header says all it
+    // says).
     if let Some((source, k)) = first
         && let Some(pos) = texts.iter().position(|(s, ..)| *s == source)
     {
@@ -632,6 +637,7 @@ fn pick_from(
         // ("YCO-300 CO2 sensors."): it names what comes after it.
         if let Some(next) = list.get(k + 1)
             && !opens_with_date(next)
+            && !(rows[pos][k] && rows[pos][k + 1] && another_row(&held[pos][k], &held[pos][k + 1]))
             && !crate::text::leads_in(next)
             && !run_ins[pos][k + 1]
             && answers_anything(next, heading)
@@ -696,6 +702,19 @@ fn pick_from(
         }
     }
     without_captions_repeated(out)
+}
+
+/// Whether the row after the best one (which holds `next` of the
+/// question's terms; the best one `best`) is about something else: it
+/// holds no term the best one does not, and fewer than half of the best
+/// one's. A row that holds as much of the question is a reading the
+/// question may mean as well ("Heating maximum" after "Heating minimum"
+/// for "the most air it'll deliver when heating"), and is quoted; "Airflow
+/// reads 0 cfm …", which holds only the table's "Fix" column of "a box
+/// dropped offline after a power blip - fix?", is another fault.
+fn another_row(best: &[String], next: &[String]) -> bool {
+    let shared = next.iter().filter(|t| best.contains(t)).count();
+    shared == next.len() && 2 * shared < best.len()
 }
 
 /// Names as a text mentions them: squashed ([`squash`]), the ones of more
@@ -1019,6 +1038,17 @@ mod tests {
         // Later in a chunk, or named in camel case, it is a sentence.
         assert!(!opens_mid_sentence("sysVenEff = 1 + VUncOutAir_flow"));
         assert!(opens_mid_sentence("supply air temperature rises"));
+    }
+
+    #[test]
+    fn a_row_about_something_else_is_another_row() {
+        let t = |w: &[&str]| w.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        let best = t(&["box", "offline", "power", "blip", "fix"]);
+        assert!(another_row(&best, &t(&["fix"])));
+        assert!(another_row(&best, &[]));
+        // As much of the question, or a term the best one lacks: quoted.
+        assert!(!another_row(&best, &t(&["box", "offline", "fix"])));
+        assert!(!another_row(&best, &t(&["fix", "firmware"])));
     }
 
     #[test]

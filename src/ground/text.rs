@@ -188,7 +188,13 @@ pub(crate) fn phrases_at(
 /// The singular of an English plural as engineers write equipment names
 /// ("vavs", "chillers", "boxes"); `None` when the word does not look plural.
 pub(crate) fn singular(word: &str) -> Option<&str> {
-    if word.len() < 4 || !word.is_ascii() || word.ends_with("ss") || word.ends_with("us") {
+    // "-us" is a Latin singular ("status", "bonus"), except where an
+    // abbreviation of three letters takes the plural ("ahus", "rtus").
+    if word.len() < 4
+        || !word.is_ascii()
+        || word.ends_with("ss")
+        || (word.ends_with("us") && word.len() > 4)
+    {
         return None;
     }
     if let Some(stem) = word.strip_suffix("es")
@@ -302,6 +308,9 @@ mod tests {
         assert_eq!(singular("boxes"), Some("box"));
         assert_eq!(singular("gas"), None);
         assert_eq!(singular("status"), None);
+        assert_eq!(singular("ahus"), Some("ahu"));
+        assert_eq!(singular("rtus"), Some("rtu"));
+        assert_eq!(singular("campus"), None);
         assert_eq!(singular("class"), None);
     }
 

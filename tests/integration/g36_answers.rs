@@ -277,3 +277,87 @@ async fn a_question_that_names_g36_is_answered_from_g36_or_abstains() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_air_handler_page_is_about_the_air_handler() {
+    let Some(data) = common::shared_data() else {
+        return;
+    };
+    let (state, _docs, _reports) = docs_state(&data, |_| {}).await;
+    let pages = [
+        "AHUs_MultiZone_VAV_SetPoints_PlantRequests.html",
+        "AHUs_MultiZone_VAV_SetPoints_FreezeProtection.html",
+        "AHUs_MultiZone_VAV_SetPoints_SupplyTemperature.html",
+        "TerminalUnits_Reheat_Subsequences_SystemRequests.html",
+    ];
+    let files: Vec<_> = pages
+        .iter()
+        .map(|p| data.join("docs/g36").join(p))
+        .collect();
+    ingest(&state, &files).await;
+
+    // Every chunk of the page is about the air handler its heading path
+    // names in the plural ("G36 AHUs / MultiZone / VAV / …"), whatever
+    // its text names ("the chilled water valve position").
+    let reply = common::http::call(
+        &daemoniq::app(Arc::clone(&state)),
+        common::http::post_json(
+            "/retrieve",
+            &json!({ "query": "chilled water reset requests of the supply air temperature", "top_k": 20 }),
+        ),
+    )
+    .await;
+    let v = reply.json();
+    let plant: Vec<&Value> = v["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| {
+            c["payload"]["source_ref"]
+                .as_str()
+                .unwrap()
+                .ends_with("PlantRequests.html")
+        })
+        .collect();
+    assert!(!plant.is_empty(), "{v}");
+    for c in plant {
+        assert!(
+            c["payload"]["equip"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e == "ahu"),
+            "{}",
+            c["payload"]
+        );
+    }
+
+    // The page's own sentence on three chilled-water reset requests.
+    let page = data
+        .join("docs/g36")
+        .join("AHUs_MultiZone_VAV_SetPoints_PlantRequests.html");
+    let html = Html::parse_document(&std::fs::read_to_string(&page).unwrap());
+    let li = Selector::parse("li, p").unwrap();
+    let sentence = html
+        .select(&li)
+        .map(text)
+        .find(|t| t.contains("send 3 requests") && t.contains("exceeds"))
+        .expect("the page's three-request sentence");
+    let threshold: String = sentence
+        .split(" for ")
+        .next()
+        .and_then(|s| s.rsplit(" by ").next())
+        .expect("the sentence's threshold")
+        .to_owned();
+    for query in [
+        "how far above setpoint does the supply air have to be before the AHU sends 3 chilled water reset requests",
+        "when does an air handler send three chilled water reset requests?",
+    ] {
+        let v = ask(&state, query).await;
+        let answer = answered(&v, query, "AHUs_MultiZone_VAV_SetPoints_PlantRequests.html");
+        assert!(
+            answer.contains(&threshold) && answer.contains("send 3 requests"),
+            "{query}: {threshold:?} not in {answer}"
+        );
+    }
+}

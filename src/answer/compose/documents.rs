@@ -724,10 +724,17 @@ pub async fn answer(
         documents_missing: as_asked(&q.text, &documents_missing),
         kinds_missing: kinds_missing.clone(),
         retrieved: found.hits.len(),
+        // Relevance is measured on what answers as on what was retrieved:
+        // the best chunk, or the best passage quoted from one. A table's
+        // chunk dilutes the one row that answers ("a box dropped offline
+        // after a power blip - fix?" is 0.38 from the fault table's chunk
+        // and 0.63 from its row "Box offline after a power blip … |
+        // Power-cycle; update to 3.5.1").
         best: found
             .hits
             .iter()
             .map(|h| h.hit.score)
+            .chain(sims.iter().copied())
             .fold(f32::MIN, f32::max),
         coverage: held.coverage,
         confidence,
