@@ -174,6 +174,16 @@ fn evidence_files(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The best cosine similarity of a chunk the trace lists.
+fn best_chunk(v: &Value) -> f64 {
+    v["trace"]["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["score"].as_f64().unwrap())
+        .fold(f64::MIN, f64::max)
+}
+
 fn assert_answer(v: &Value, ids: &[&str], phrases: &[&str], files: &[&str]) {
     assert_eq!(v["status"], "success", "{}", v["answer"]);
     let got = evidence_ids(v);
@@ -308,12 +318,7 @@ async fn confidence_is_measured_on_the_passage_with_its_heading() {
         measured["confidence"].as_f64().unwrap() >= 0.5,
         "{measured}"
     );
-    let best_chunk = v["trace"]["chunks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["score"].as_f64().unwrap())
-        .fold(f64::MIN, f64::max);
+    let best_chunk = best_chunk(&v);
     assert!(best_chunk < 0.5, "{best_chunk}");
     // Relevance is measured on the passage too.
     assert!(measured["best"].as_f64().unwrap() >= 0.5, "{measured}");
@@ -663,12 +668,7 @@ async fn a_table_row_that_answers_is_relevant_and_quoted_alone() {
     );
     let answer = v["answer"]["answer"].as_str().unwrap();
     assert!(!answer.contains("Airflow reads 0 cfm"), "{answer}");
-    let best_chunk = v["trace"]["chunks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["score"].as_f64().unwrap())
-        .fold(f64::MIN, f64::max);
+    let best_chunk = best_chunk(&v);
     let relevance = v["trace"]["answerability"]["best"].as_f64().unwrap();
     assert!(relevance > best_chunk, "{relevance} <= {best_chunk}");
 }
