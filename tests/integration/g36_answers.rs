@@ -23,9 +23,10 @@ const PAGES: &[&str] = &[
     "AHUs_MultiZone_VAV_SetPoints_ReliefDamper.html",
 ];
 
-async fn g36_state(data: &Path) -> (Arc<AppState>, tempfile::TempDir) {
+/// A state with `pages` of `docs/g36` ingested.
+async fn g36_state(data: &Path, pages: &[&str]) -> (Arc<AppState>, tempfile::TempDir) {
     let (state, _docs, reports) = docs_state(data, |_| {}).await;
-    let files: Vec<_> = PAGES
+    let files: Vec<_> = pages
         .iter()
         .map(|p| data.join("docs/g36").join(p))
         .collect();
@@ -95,7 +96,7 @@ async fn g36_table_lookups_answer_in_several_wordings_and_the_rest_abstains() {
     let Some(data) = common::shared_data() else {
         return;
     };
-    let (state, _reports) = g36_state(&data).await;
+    let (state, _reports) = g36_state(&data, PAGES).await;
 
     // The VAV row of the zone setpoint table (a header spanning two rows
     // and two columns): its four setpoints.
@@ -283,18 +284,16 @@ async fn an_air_handler_page_is_about_the_air_handler() {
     let Some(data) = common::shared_data() else {
         return;
     };
-    let (state, _docs, _reports) = docs_state(&data, |_| {}).await;
-    let pages = [
-        "AHUs_MultiZone_VAV_SetPoints_PlantRequests.html",
-        "AHUs_MultiZone_VAV_SetPoints_FreezeProtection.html",
-        "AHUs_MultiZone_VAV_SetPoints_SupplyTemperature.html",
-        "TerminalUnits_Reheat_Subsequences_SystemRequests.html",
-    ];
-    let files: Vec<_> = pages
-        .iter()
-        .map(|p| data.join("docs/g36").join(p))
-        .collect();
-    ingest(&state, &files).await;
+    let (state, _reports) = g36_state(
+        &data,
+        &[
+            "AHUs_MultiZone_VAV_SetPoints_PlantRequests.html",
+            "AHUs_MultiZone_VAV_SetPoints_FreezeProtection.html",
+            "AHUs_MultiZone_VAV_SetPoints_SupplyTemperature.html",
+            "TerminalUnits_Reheat_Subsequences_SystemRequests.html",
+        ],
+    )
+    .await;
 
     // Every chunk of the page is about the air handler its heading path
     // names in the plural ("G36 AHUs / MultiZone / VAV / …"), whatever
