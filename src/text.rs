@@ -184,6 +184,56 @@ pub fn masked(text: &str, spans: impl IntoIterator<Item = (usize, usize)>, insid
         .collect()
 }
 
+/// `text` with each ISO 8601 date it writes ("2025-06-18", "2025-06")
+/// written in words ("18 June 2025", "June 2025"), as a question says it:
+/// an embedding model reads "june 2025" near "18 June 2025", not near
+/// "2025-06-18". Other numbers (times, ranges, model numbers) are kept.
+pub fn dates_in_words(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(at) = rest.find(|c: char| c.is_ascii_digit()) {
+        out.push_str(&rest[..at]);
+        let run = &rest[at..];
+        let len = run
+            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .unwrap_or(run.len());
+        let token = &run[..len];
+        let after_word = out.chars().last().is_some_and(char::is_alphanumeric);
+        match (!after_word).then(|| iso_in_words(token.trim_end_matches('-'))) {
+            Some(Some(words)) => {
+                out.push_str(&words);
+                out.push_str(&token[token.trim_end_matches('-').len()..]);
+            }
+            _ => out.push_str(token),
+        }
+        rest = &run[len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// "2025-06-18" → "18 June 2025", "2025-06" → "June 2025"; None for any
+/// other token.
+fn iso_in_words(token: &str) -> Option<String> {
+    let parts: Vec<&str> = token.split('-').collect();
+    let digits = |p: &str, n: usize| p.len() == n && p.chars().all(|c| c.is_ascii_digit());
+    let (y, m, d) = match parts.as_slice() {
+        [y, m] if digits(y, 4) && digits(m, 2) => (*y, *m, None),
+        [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2) => (*y, *m, Some(*d)),
+        _ => return None,
+    };
+    let year: i32 = y.parse().ok().filter(|y| (1900..2100).contains(y))?;
+    let month = chrono::Month::try_from(m.parse::<u8>().ok()?).ok()?;
+    match d {
+        Some(d) => {
+            let day: u32 = d.parse().ok()?;
+            chrono::NaiveDate::from_ymd_opt(year, month.number_from_month(), day)?;
+            Some(format!("{day} {} {year}", month.name()))
+        }
+        None => Some(format!("{} {year}", month.name())),
+    }
+}
+
 /// Whether a word names a month ("june", "feb").
 pub fn names_a_month(word: &str) -> bool {
     month(word).is_some()
@@ -1229,6 +1279,29 @@ pub fn is_formula(line: &str) -> bool {
 
 #[cfg(test)]
 pub(crate) mod tests {
+
+    #[test]
+    fn iso_dates_are_written_in_words_and_other_numbers_kept() {
+        assert_eq!(
+            super::dates_in_words("2025-06-18 — vav 2-14 hot call; K-factor 520 re-entered"),
+            "18 June 2025 — vav 2-14 hot call; K-factor 520 re-entered"
+        );
+        assert_eq!(
+            super::dates_in_words("returned on 2025-07-10 at 07:00, see 2026-03."),
+            "returned on 10 July 2025 at 07:00, see March 2026."
+        );
+        // Not dates: names with numbers, a year range, a day that does not
+        // exist, ASHRAE 90.1-2016.
+        for kept in [
+            "VAV-2-14 and YCH-9000",
+            "2019-20 season",
+            "2025-02-30",
+            "ASHRAE 90.1-2016",
+            "ch2025-06",
+        ] {
+            assert_eq!(super::dates_in_words(kept), kept);
+        }
+    }
 
     #[test]
     fn phrasal_verbs_read_as_one_word_and_compounds_as_their_verb() {

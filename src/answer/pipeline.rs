@@ -166,7 +166,70 @@ fn question(snap: &Snapshot, text: &str, view: GraphView<'_>) -> Question {
     }
     let named_by_instances = instance_forms(&q, view);
     q.equivalents.extend(named_by_instances);
+    for e in named_kind_forms(&q, view) {
+        if !q.equivalents.contains(&e) {
+            q.equivalents.push(e);
+        }
+    }
     q
+}
+
+/// The name of each instance a question names, as a form of the head noun
+/// of its class when the question says that noun too: "chwp1 was leaking
+/// … which *pump* ran lead" is answered by "CHWP-1: mechanical seal
+/// leaking … CHWP-2 made lead", which says "pump" as the graph says
+/// CHWP-1 is a chilled-water pump; "vav3-06 … the *box* was reading short"
+/// by "VAV-3-06: …". Only the head noun of the instance's own classes
+/// ("Box" of `Variable_Air_Volume_Box_With_Reheat`, "Pump" of
+/// `Chilled_Water_Pump`), not their other words ("air", "water") nor a
+/// broader class's ("Unit" of `Terminal_Unit`): those say more than what
+/// the instance is.
+fn named_kind_forms(q: &Question, view: GraphView<'_>) -> Vec<Equivalent> {
+    let mut out: Vec<Equivalent> = Vec::new();
+    for e in q
+        .grounding
+        .entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Instance)
+    {
+        let form = crate::text::words(&super::query::read::name_of(view, &e.iri));
+        if form.is_empty() {
+            continue;
+        }
+        for class in view.specific_types(&e.iri) {
+            let Some(head) = head_noun(&super::query::read::class_words(view, &class)) else {
+                continue;
+            };
+            let head = crate::text::stem(&head);
+            let eq = Equivalent {
+                terms: vec![head.clone()],
+                form: form.clone(),
+            };
+            if q.reading.focus.contains(&head) && !out.contains(&eq) {
+                out.push(eq);
+            }
+        }
+    }
+    out
+}
+
+/// The head noun of a class's name: its last word before a qualifying
+/// "with" or "for" ("Variable Air Volume Box With Reheat" → "box"), in
+/// lower case.
+fn head_noun(class: &str) -> Option<String> {
+    let words: Vec<String> = class
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let end = words
+        .iter()
+        .position(|w| w == "with" || w == "for")
+        .unwrap_or(words.len());
+    words[..end]
+        .last()
+        .filter(|w| w.chars().all(char::is_alphabetic))
+        .cloned()
 }
 
 /// Most instances of a kind whose names stand for the kind's words: a
@@ -910,4 +973,25 @@ pub async fn retrieve(
         },
         trace,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::head_noun;
+
+    #[test]
+    fn a_class_is_named_by_its_head_noun() {
+        assert_eq!(
+            head_noun("Variable Air Volume Box With Reheat").as_deref(),
+            Some("box")
+        );
+        assert_eq!(head_noun("Chilled Water Pump").as_deref(), Some("pump"));
+        assert_eq!(head_noun("Air_Handling_Unit").as_deref(), Some("unit"));
+        assert_eq!(
+            head_noun("Damper for Outside Air").as_deref(),
+            Some("damper")
+        );
+        assert_eq!(head_noun("Level 2"), None);
+        assert_eq!(head_noun(""), None);
+    }
 }

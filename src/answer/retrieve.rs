@@ -49,6 +49,9 @@ pub struct Fused {
     /// Whether the chunk holds a dated record of a date the question names
     /// ([`mark_dated_records`]).
     pub dated: bool,
+    /// How the chunk names every operating mode the question names
+    /// ([`mark_modes`]).
+    pub mode: ModeNamed,
 }
 
 /// Reciprocal rank fusion of the dense and the lexical ranking: a chunk at
@@ -79,6 +82,7 @@ pub fn fuse(
             fused: 1.0 / (k + r as f32),
             named_document: 0,
             dated: false,
+            mode: ModeNamed::No,
         });
     }
     if w > 0.0 {
@@ -102,6 +106,7 @@ pub fn fuse(
                         fused: part,
                         named_document: 0,
                         dated: false,
+                        mode: ModeNamed::No,
                     });
                 }
             }
@@ -230,6 +235,7 @@ pub fn rerank(
                  fused,
                  named_document,
                  dated,
+                 mode,
              }| {
                 let p = &hit.payload;
                 let mut score = fused;
@@ -265,6 +271,17 @@ pub fn rerank(
                 if dated {
                     score *= cfg.boost_document;
                     boosts.push("dated record".to_owned());
+                }
+                match mode {
+                    ModeNamed::No => {}
+                    ModeNamed::InText => {
+                        score *= cfg.boost_mode;
+                        boosts.push("mode".to_owned());
+                    }
+                    ModeNamed::InHeading => {
+                        score *= cfg.boost_mode.powi(2);
+                        boosts.push("mode (heading)".to_owned());
+                    }
                 }
                 Scored {
                     hit,
@@ -376,6 +393,53 @@ pub fn mark_dated_records(text: &str, hits: &mut [Fused]) -> usize {
                 dates.iter().any(|d| crate::text::date_holds(d, first))
             });
         n += usize::from(f.dated);
+    }
+    n
+}
+
+/// How a chunk names the operating modes a question names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ModeNamed {
+    /// Not every one of them, or the question names none.
+    #[default]
+    No,
+    /// Every one, in its text: the chunk speaks of the mode (a sequence's
+    /// paragraph on its boxes in warm-up, a mode table's row).
+    InText,
+    /// Every one, in its own heading: the chunk is about the mode ("During
+    /// Cool-down modes (uOpeMod=3)"), not a list that names it among
+    /// others (a zone group's mode hierarchy).
+    InHeading,
+}
+
+/// Marks the chunks that name every operating mode the question names
+/// (`dq:cue_mode`: "during cooldown", "in warm-up"), each as one word or
+/// one compound ("Cool-down modes", "Warm-up"), not by a word of the same
+/// root ("cooling"): a passage that answers must name the mode
+/// ([`super::question::NamedKind::form`]), so the one that does ranks
+/// ahead of a sequence's overview of the same equipment; the one under a
+/// heading that names it, ahead of those that name it in passing.
+/// Returns how many are marked.
+pub fn mark_modes(q: &Question, hits: &mut [Fused]) -> usize {
+    let modes: Vec<&super::question::NamedKind> =
+        q.kinds.iter().filter(|k| k.form.is_some()).collect();
+    let mut n = 0;
+    for f in hits.iter_mut() {
+        let p = &f.hit.payload;
+        let own = crate::answer::compose::documents::own_heading(&p.section_title);
+        f.mode = if modes.is_empty() {
+            ModeNamed::No
+        } else if modes.iter().all(|k| k.named_in(own)) {
+            ModeNamed::InHeading
+        } else if modes
+            .iter()
+            .all(|k| k.named_in(&p.node_content) || k.named_in(&p.section_title))
+        {
+            ModeNamed::InText
+        } else {
+            ModeNamed::No
+        };
+        n += usize::from(f.mode != ModeNamed::No);
     }
     n
 }
@@ -538,6 +602,13 @@ pub async fn search(
         trace.decisions.push(format!(
             "{dated} chunks hold a dated record of a date the question names: x{}",
             cfg.boost_document
+        ));
+    }
+    let moded = mark_modes(q, &mut fused);
+    if moded > 0 {
+        trace.decisions.push(format!(
+            "{moded} chunks name the operating mode the question names: x{}",
+            cfg.boost_mode
         ));
     }
     trace.decisions.push(if cfg.lexical_weight > 0.0 {
@@ -705,6 +776,7 @@ mod tests {
             fused: score,
             named_document: 0,
             dated: false,
+            mode: ModeNamed::No,
         }
     }
 

@@ -103,6 +103,16 @@ pub struct AnswerConfig {
     )]
     pub boost_document: f32,
 
+    /// Rerank boost when a chunk names every operating mode the question
+    /// names ("during cooldown": a chunk that says "Cool-down modes").
+    #[arg(
+        long,
+        global = true,
+        env = "DAEMONIQ_BOOST_MODE",
+        default_value_t = AnswerConfig::BOOST_MODE
+    )]
+    pub boost_mode: f32,
+
     /// Best chunk similarity below which documents are not relevant.
     #[arg(
         long,
@@ -176,6 +186,8 @@ impl AnswerConfig {
     pub const BOOST_GRAPH: f32 = 1.25;
     /// `--boost-document`.
     pub const BOOST_DOCUMENT: f32 = 1.5;
+    /// `--boost-mode`.
+    pub const BOOST_MODE: f32 = 1.25;
     /// `--lexical-weight`.
     pub const LEXICAL_WEIGHT: f32 = 1.0;
     /// `--rrf-k`.
@@ -203,6 +215,7 @@ impl Default for AnswerConfig {
             boost_ptags: Self::BOOST_PTAGS,
             boost_graph: Self::BOOST_GRAPH,
             boost_document: Self::BOOST_DOCUMENT,
+            boost_mode: Self::BOOST_MODE,
             lexical_weight: Self::LEXICAL_WEIGHT,
             rrf_k: Self::RRF_K,
             min_relevance: Self::MIN_RELEVANCE,

@@ -360,3 +360,86 @@ async fn an_air_handler_page_is_about_the_air_handler() {
         );
     }
 }
+
+/// The sentence of `page` right under its heading that names `mode`: the
+/// page's own statement of what happens in that mode.
+fn under_mode_heading(page: &Path, mode: &str) -> String {
+    let html = Html::parse_document(&std::fs::read_to_string(page).unwrap());
+    let any = Selector::parse("h1, h2, h3, h4, h5, p, li").unwrap();
+    let mut under = false;
+    for e in html.select(&any) {
+        let name = e.value().name();
+        if name.starts_with('h') {
+            under = text(e).contains(mode);
+        } else if under && !text(e).is_empty() {
+            return text(e);
+        }
+    }
+    panic!(
+        "no paragraph under a heading naming {mode} in {}",
+        page.display()
+    );
+}
+
+/// A question that names an operating mode is answered from the passage
+/// under the heading that names it ("During Cool-down modes"), not from a
+/// page that lists the modes (the zone group's mode hierarchy) nor from
+/// the occupied-mode reset of the same setpoint, however the mode is
+/// spelled ("cooldown", "cool-down", "cool down").
+#[tokio::test]
+async fn a_question_in_a_mode_is_answered_under_the_mode_heading() {
+    let Some(data) = common::shared_data() else {
+        return;
+    };
+    let page = "AHUs_MultiZone_VAV_SetPoints_SupplyTemperature.html";
+    // Every page: the mode's passage must win over all the others that
+    // name the setpoint or the mode.
+    let mut pages: Vec<String> = std::fs::read_dir(data.join("docs/g36"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".html"))
+        .collect();
+    pages.sort();
+    let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
+    let (state, _reports) = g36_state(&data, &pages).await;
+    let sentence = under_mode_heading(&data.join("docs/g36").join(page), "Cool-down");
+    // "Supply air temperature setpoint TSupSet shall be TSupCoo_min."
+    let value = sentence
+        .split("shall be")
+        .nth(1)
+        .map(|v| v.trim().trim_end_matches('.').to_owned())
+        .expect("the sentence's value");
+    for query in [
+        "mz ahu in cool-down mode - sat setpoint?",
+        "sat stpt for a multizone ahu in cooldown mode",
+        "multizone ahu supply air temp setpoint during cool down",
+    ] {
+        let v = ask(&state, query).await;
+        assert_eq!(v["status"], "success", "{query}: {v}");
+        let answer = v["answer"]["answer"].as_str().unwrap();
+        assert!(answer.contains(&value), "{query}: {answer}");
+        assert!(
+            v["answer"]["evidence"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|e| e["file_paths"].as_array().unwrap())
+                .any(|f| f.as_str().is_some_and(|f| f.ends_with(page))),
+            "{query}: {v}"
+        );
+        let used = v["trace"]["chunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["used"] == true)
+            .expect("a chunk used");
+        assert!(
+            used["boosts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|b| b == "mode (heading)"),
+            "{query}: {used}"
+        );
+    }
+}

@@ -512,7 +512,7 @@ fn as_asked(text: &str, terms: &[String]) -> Vec<String> {
 /// The heading a chunk's text stands under: the last of its heading path
 /// (the document's title and the chapters above say what the whole
 /// document is about, not what this passage says).
-fn own_heading(path: &str) -> &str {
+pub(crate) fn own_heading(path: &str) -> &str {
     path.rsplit(crate::ingest::chunk::HEADING_SEPARATOR)
         .next()
         .unwrap_or(path)
@@ -589,10 +589,13 @@ pub async fn answer(
                     .collect();
                 format!("{}: {}", crate::text::camel_spaced(h), quoted.join(" "))
             });
+            // Dates as the question says them: "june 2025" is far from
+            // "2025-06-18" to the embedding model, near "18 June 2025".
             let texts = picked
                 .iter()
                 .map(|p| p.text.clone())
                 .chain(passages)
+                .map(|t| crate::text::dates_in_words(&t))
                 .collect();
             let vectors = docs.embed(texts).await?;
             vectors.iter().map(|p| crate::embed::cosine(v, p)).collect()
