@@ -848,6 +848,12 @@ pub enum Cue {
     /// Units and words that take a number, by which a passage states a
     /// quantity ("%", "minutes", "Level").
     QuantityUnit,
+    /// Phrases that ask for a length of time ("how long", "how many
+    /// minutes"): a passage answers them with a time, not any quantity.
+    Duration,
+    /// Units of time, by which a passage states a length of time
+    /// ("30 minutes", "15 s").
+    DurationUnit,
     /// Nouns that, after a question word, name only the kind of answer
     /// asked for ("what part got swapped"), not a thing a passage names.
     AnswerKind,
@@ -876,6 +882,8 @@ impl Cue {
             Self::Quantity
                 | Self::Number
                 | Self::QuantityUnit
+                | Self::Duration
+                | Self::DurationUnit
                 | Self::AnswerKind
                 | Self::Auxiliary
                 | Self::Mode

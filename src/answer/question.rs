@@ -202,7 +202,16 @@ impl Question {
             }
         }
         let broader = broader_classes(view, &grounding.payload_fields().brick_equip);
-        let units = if reading.quantity {
+        // A question for a length of time ("how long does a chiller have
+        // to run") is answered by a time ("a minimum run time of 30
+        // minutes"), not by any quantity ("62 % (450 gpm)").
+        let asks_time = cues
+            .list(text::Cue::Duration)
+            .iter()
+            .any(|p| text::phrase_at(&lower, p).next().is_some());
+        let units = if asks_time {
+            cues.list(text::Cue::DurationUnit).to_vec()
+        } else if reading.quantity {
             cues.list(text::Cue::QuantityUnit).to_vec()
         } else {
             Vec::new()
@@ -405,6 +414,32 @@ mod tests {
             ["YRT-5000", "YNX520"]
         );
         assert!(unknown_models("vav 2-14 and ahu-2 at 55 deg", &g).is_empty());
+    }
+
+    /// A question for a length of time is answered by a time: its units
+    /// are the units of time, not every unit ("62 % (450 gpm)" states no
+    /// time); any other question for a value keeps every unit.
+    #[tokio::test]
+    async fn a_question_for_a_length_of_time_is_answered_by_a_time() {
+        let cues = crate::text::tests::cues().await;
+        let (topo, onto) = (
+            crate::topology::Topology::default(),
+            crate::ontology::Ontology::default(),
+        );
+        let units = |q: &str| {
+            Question::grounded(q, Grounding::default(), &cues, GraphView::new(&topo, &onto)).units
+        };
+        for q in [
+            "how long does a chiller have to run before it can stop",
+            "for how many minutes is the alarm delayed",
+        ] {
+            let u = units(q);
+            assert!(u.iter().any(|u| u == "minutes"), "{q}: {u:?}");
+            assert!(!u.iter().any(|u| u == "%" || u == "gpm"), "{q}: {u:?}");
+        }
+        let u = units("how far above setpoint before the alarm");
+        assert!(u.iter().any(|u| u == "%") && u.iter().any(|u| u == "minutes"));
+        assert!(units("which pump serves the coil").is_empty());
     }
 
     #[tokio::test]

@@ -119,9 +119,10 @@ fn degree_of(root: &str, word: &str, stem: &str) -> bool {
 }
 
 /// Whether a text word is a term exactly: the same stem, the same word, or
-/// the same once its hyphens go ("co-2" / "co2"); no prefixes.
+/// the same once the hyphens of either go ("co-2" / "co2", "Warmup" /
+/// the question's "warm-up"); no prefixes.
 pub(crate) fn same_word(term: &str, word: &str) -> bool {
-    word == term || stem(word) == term || word.replace('-', "") == term
+    word == term || stem(word) == term || word.replace('-', "") == term.replace('-', "")
 }
 
 /// Two ways of writing the same terms: an abbreviation and the words it
@@ -981,6 +982,25 @@ mod tests {
             ["stage", "1"]
         );
         assert_eq!(matched_terms(Focus::plain(&f), "rows 1-4"), ["1"]);
+    }
+
+    /// A word written with or without its hyphen is one word, whichever
+    /// side writes it: the question's "warm-up" is held by G36's "Setback
+    /// and Warmup modes", its "warmup" by "Warm-up".
+    #[test]
+    fn a_hyphen_does_not_make_another_word() {
+        assert!(same_word("warm-up", "warmup"));
+        assert!(same_word("warmup", "warm-up"));
+        assert!(same_word("co2", "co-2"));
+        assert!(!same_word("warm-up", "warm"));
+        let terms = focus(&["warm-up", "setpoint"]);
+        assert_eq!(
+            matched_terms(
+                Focus::plain(&terms),
+                "During Setback and Warmup modes the setpoint shall be TSupWarUpSetBac."
+            ),
+            ["warm-up", "setpoint"]
+        );
     }
 
     /// A compound's first word is held only with the word after it, a

@@ -385,7 +385,8 @@ fn under_mode_heading(page: &Path, mode: &str) -> String {
 /// under the heading that names it ("During Cool-down modes"), not from a
 /// page that lists the modes (the zone group's mode hierarchy) nor from
 /// the occupied-mode reset of the same setpoint, however the mode is
-/// spelled ("cooldown", "cool-down", "cool down").
+/// spelled ("cooldown", "cool-down", "cool down"; the question's
+/// "warm-up" is the page's "Warmup").
 #[tokio::test]
 async fn a_question_in_a_mode_is_answered_under_the_mode_heading() {
     let Some(data) = common::shared_data() else {
@@ -402,44 +403,55 @@ async fn a_question_in_a_mode_is_answered_under_the_mode_heading() {
     pages.sort();
     let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
     let (state, _reports) = g36_state(&data, &pages).await;
-    let sentence = under_mode_heading(&data.join("docs/g36").join(page), "Cool-down");
-    // "Supply air temperature setpoint TSupSet shall be TSupCoo_min."
-    let value = sentence
-        .split("shall be")
-        .nth(1)
-        .map(|v| v.trim().trim_end_matches('.').to_owned())
-        .expect("the sentence's value");
-    for query in [
-        "mz ahu in cool-down mode - sat setpoint?",
-        "sat stpt for a multizone ahu in cooldown mode",
-        "multizone ahu supply air temp setpoint during cool down",
-    ] {
-        let v = ask(&state, query).await;
-        assert_eq!(v["status"], "success", "{query}: {v}");
-        let answer = v["answer"]["answer"].as_str().unwrap();
-        assert!(answer.contains(&value), "{query}: {answer}");
-        assert!(
-            v["answer"]["evidence"]
+    // Each mode with questions in several spellings: "warm-up" is held by
+    // the page's "Setback and Warmup modes".
+    let asked = [
+        (
+            "Cool-down",
+            vec![
+                "mz ahu in cool-down mode - sat setpoint?",
+                "sat stpt for a multizone ahu in cooldown mode",
+                "multizone ahu supply air temp setpoint during cool down",
+            ],
+        ),
+        ("Warmup", vec!["sat setpoint of a multizone ahu in warm-up"]),
+    ];
+    for (mode, queries) in asked {
+        let sentence = under_mode_heading(&data.join("docs/g36").join(page), mode);
+        // "Supply air temperature setpoint TSupSet shall be TSupCoo_min."
+        let value = sentence
+            .split("shall be")
+            .nth(1)
+            .map(|v| v.trim().trim_end_matches('.').to_owned())
+            .expect("the sentence's value");
+        for query in queries {
+            let v = ask(&state, query).await;
+            assert_eq!(v["status"], "success", "{query}: {v}");
+            let answer = v["answer"]["answer"].as_str().unwrap();
+            assert!(answer.contains(&value), "{query}: {answer}");
+            assert!(
+                v["answer"]["evidence"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .flat_map(|e| e["file_paths"].as_array().unwrap())
+                    .any(|f| f.as_str().is_some_and(|f| f.ends_with(page))),
+                "{query}: {v}"
+            );
+            let used = v["trace"]["chunks"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .flat_map(|e| e["file_paths"].as_array().unwrap())
-                .any(|f| f.as_str().is_some_and(|f| f.ends_with(page))),
-            "{query}: {v}"
-        );
-        let used = v["trace"]["chunks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["used"] == true)
-            .expect("a chunk used");
-        assert!(
-            used["boosts"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|b| b == "mode (heading)"),
-            "{query}: {used}"
-        );
+                .find(|c| c["used"] == true)
+                .expect("a chunk used");
+            assert!(
+                used["boosts"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|b| b == "mode (heading)"),
+                "{query}: {used}"
+            );
+        }
     }
 }
