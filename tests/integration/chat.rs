@@ -1496,3 +1496,58 @@ async fn one_hop_of_supply_enters_the_named_equipment_s_parts() {
     let v = ask("what feeds vav 2-14").await;
     assert!(answer_items(&v).contains(&nf("HWP-1")), "{v}");
 }
+
+/// The log entry of `date` (its opening) that names `name`, read from the
+/// service log itself.
+fn log_entry(date: &str, name: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(root.join("golden/corpus/northfield_service_log.md"))
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with(date) && l.to_lowercase().contains(name))
+        .unwrap_or_else(|| panic!("no {date} entry for {name}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_dated_log_entry_answers_in_everyday_words() {
+    // The entry is measured with its date in words ("18 June 2025"), as
+    // the question says it: at "2025-06-18" its confidence was 0.45 and
+    // every wording below was refused.
+    let entry = log_entry("2025-06-18", "vav 2-14");
+    let found = entry
+        .split(". ")
+        .find(|s| s.contains("tubing"))
+        .expect("the entry's finding");
+    for query in [
+        "vav 2-14 in june 2025 - what went wrong",
+        "what was the problem with vav 2-14 in june 2025",
+        "what was wrong with VAV-2-14 in June 2025?",
+    ] {
+        let v = chat(query).await;
+        assert_answer(
+            &v,
+            &["VAV-2-14"],
+            &[found],
+            &["golden/corpus/northfield_service_log.md"],
+        );
+    }
+    // "which pump" is said by the pumps' names: the graph says CHWP-1 is
+    // a chilled-water pump, and the entry names CHWP-1 and CHWP-2.
+    let entry = log_entry("2025-07-09", "chwp-1");
+    let lead = entry
+        .split(". ")
+        .find(|s| s.contains("made lead"))
+        .expect("the entry's lead pump")
+        .split(',')
+        .next()
+        .unwrap()
+        .to_owned();
+    let v = chat("chwp-1 leak july 2025 - which pump ran lead while it was down?").await;
+    assert_answer(
+        &v,
+        &["CHWP-1"],
+        &[lead.as_str()],
+        &["golden/corpus/northfield_service_log.md"],
+    );
+}
