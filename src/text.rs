@@ -198,13 +198,16 @@ pub fn dates_in_words(text: &str) -> String {
             .find(|c: char| !(c.is_ascii_digit() || c == '-'))
             .unwrap_or(run.len());
         let token = &run[..len];
+        // A hyphen that joins the date to a word ("2025-06-18-AP") is
+        // not the date's: kept after it.
+        let date = token.trim_end_matches('-');
         let after_word = out.chars().last().is_some_and(char::is_alphanumeric);
-        match (!after_word).then(|| iso_in_words(token.trim_end_matches('-'))) {
-            Some(Some(words)) => {
+        match (!after_word).then(|| iso_in_words(date)).flatten() {
+            Some(words) => {
                 out.push_str(&words);
-                out.push_str(&token[token.trim_end_matches('-').len()..]);
+                out.push_str(&token[date.len()..]);
             }
-            _ => out.push_str(token),
+            None => out.push_str(token),
         }
         rest = &run[len..];
     }

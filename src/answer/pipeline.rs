@@ -165,8 +165,8 @@ fn question(snap: &Snapshot, text: &str, view: GraphView<'_>) -> Question {
         }
     }
     let named_by_instances = instance_forms(&q, view);
-    q.equivalents.extend(named_by_instances);
-    for e in named_kind_forms(&q, view) {
+    let named_by_kind = named_kind_forms(&q, view);
+    for e in named_by_instances.into_iter().chain(named_by_kind) {
         if !q.equivalents.contains(&e) {
             q.equivalents.push(e);
         }

@@ -205,11 +205,7 @@ impl Question {
         // A question for a length of time ("how long does a chiller have
         // to run") is answered by a time ("a minimum run time of 30
         // minutes"), not by any quantity ("62 % (450 gpm)").
-        let asks_time = cues
-            .list(text::Cue::Duration)
-            .iter()
-            .any(|p| text::phrase_at(&lower, p).next().is_some());
-        let units = if asks_time {
+        let units = if cues.says(text::Cue::Duration, &lower) {
             cues.list(text::Cue::DurationUnit).to_vec()
         } else if reading.quantity {
             cues.list(text::Cue::QuantityUnit).to_vec()

@@ -426,7 +426,7 @@ pub fn mark_modes(q: &Question, hits: &mut [Fused]) -> usize {
     let mut n = 0;
     for f in hits.iter_mut() {
         let p = &f.hit.payload;
-        let own = crate::answer::compose::documents::own_heading(&p.section_title);
+        let own = crate::ingest::chunk::own_heading(&p.section_title);
         f.mode = if modes.is_empty() {
             ModeNamed::No
         } else if modes.iter().all(|k| k.named_in(own)) {

@@ -271,6 +271,13 @@ pub fn chunk(doc: &Extracted, counter: &TokenCounter, opts: &ChunkOptions) -> Ve
 /// Airflow setpoints").
 pub const HEADING_SEPARATOR: &str = " > ";
 
+/// The heading a chunk's text stands under: the last of its heading path
+/// (the document's title and the chapters above say what the whole
+/// document is about, not what this passage says).
+pub fn own_heading(path: &str) -> &str {
+    path.rsplit(HEADING_SEPARATOR).next().unwrap_or(path)
+}
+
 fn heading_path(headings: &[(u8, String)], fallback: &str) -> String {
     if headings.is_empty() {
         return fallback.to_owned();

@@ -175,6 +175,16 @@ fn evidence_files(v: &Value) -> Vec<String> {
 }
 
 /// The best cosine similarity of a chunk the trace lists.
+/// Whether a traced chunk's rerank applied `boost` ("graph_ids", "mode
+/// (heading)" …).
+pub(crate) fn boosted(chunk: &Value, boost: &str) -> bool {
+    chunk["boosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|b| b == boost)
+}
+
 fn best_chunk(v: &Value) -> f64 {
     v["trace"]["chunks"]
         .as_array()
@@ -638,14 +648,7 @@ async fn a_document_naming_the_parts_of_named_equipment_is_about_it() {
         .collect();
     assert!(!section.is_empty(), "{}", v["trace"]["chunks"]);
     for c in section {
-        assert!(
-            c["boosts"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|b| b == "graph_ids"),
-            "{c}"
-        );
+        assert!(boosted(c, "graph_ids"), "{c}");
     }
 }
 

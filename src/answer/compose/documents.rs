@@ -13,6 +13,7 @@ use crate::config::AnswerConfig;
 use crate::embed::EmbedError;
 use crate::ground::{EntityKind, Grounder, PayloadFields};
 use crate::ingest::DocService;
+use crate::ingest::chunk::own_heading;
 use crate::text::{squash, stem, words};
 use crate::vector::ChunkPayload;
 use crate::vocab;
@@ -507,15 +508,6 @@ fn as_asked(text: &str, terms: &[String]) -> Vec<String> {
         }
     }
     out
-}
-
-/// The heading a chunk's text stands under: the last of its heading path
-/// (the document's title and the chapters above say what the whole
-/// document is about, not what this passage says).
-pub(crate) fn own_heading(path: &str) -> &str {
-    path.rsplit(crate::ingest::chunk::HEADING_SEPARATOR)
-        .next()
-        .unwrap_or(path)
 }
 
 /// What the document answer needs besides the question.
