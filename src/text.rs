@@ -857,6 +857,12 @@ pub enum Cue {
     /// Units of time, by which a passage states a length of time
     /// ("30 minutes", "15 s").
     DurationUnit,
+    /// Phrases that ask how often ("how often"): a passage answers them
+    /// with a frequency, not any quantity.
+    Frequency,
+    /// Words by which a passage states a frequency ("weekly", "every
+    /// Monday").
+    FrequencyWord,
     /// Nouns that, after a question word, name only the kind of answer
     /// asked for ("what part got swapped"), not a thing a passage names.
     AnswerKind,
@@ -887,6 +893,8 @@ impl Cue {
                 | Self::QuantityUnit
                 | Self::Duration
                 | Self::DurationUnit
+                | Self::Frequency
+                | Self::FrequencyWord
                 | Self::AnswerKind
                 | Self::Auxiliary
                 | Self::Mode
@@ -943,7 +951,10 @@ pub fn phrase_at<'a>(text: &'a str, phrase: &'a str) -> impl Iterator<Item = usi
 /// beside it ("5 minutes", "Level 3", "12 Pa (0.05 in.)", or after "in."
 /// for inches of water: "1.5 in. w.c.") or written onto
 /// it ("70%", "8°C"). Units are lower case; a number alone ("Section
-/// 5.6.6", "Guideline 36") is none.
+/// 5.6.6", "Guideline 36") is none. A frequency needs no number: a unit
+/// that is an adverb of frequency ("weekly", "quarterly") states one
+/// alone, and one after "every", "each", "per" or "a" does ("every
+/// Monday", "twice a year").
 pub fn states_quantity(text: &str, units: &[String]) -> bool {
     let tokens: Vec<String> = text
         .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';' | '[' | ']'))
@@ -959,7 +970,13 @@ pub fn states_quantity(text: &str, units: &[String]) -> bool {
             .unwrap_or(digits.len());
         (n > 0 && digits.starts_with(|c: char| c.is_ascii_digit())).then(|| &digits[n..])
     }
+    // Units of a frequency: a list with an adverb of frequency.
+    let frequency = units.iter().any(|u| u.ends_with("ly"));
     tokens.iter().enumerate().any(|(i, t)| match number(t) {
+        None if frequency && unit(t) && t.ends_with("ly") => true,
+        None if frequency && matches!(t.as_str(), "every" | "each" | "per" | "a") => {
+            tokens.get(i + 1).is_some_and(|next| unit(next))
+        }
         Some(rest) if !rest.is_empty() => unit(rest),
         Some(_) => {
             tokens.get(i + 1).is_some_and(|next| unit(next))
@@ -1631,6 +1648,25 @@ pub(crate) mod tests {
         assert!(q("SAT-SP: 90°F"));
         assert!(q("ramps at 10% per minute"));
         assert!(q("the bearings are greased every 6 months"));
+        // A frequency needs no number, in a question for one alone.
+        assert!(!q("Zero check: weekly"));
+        let mut often = cues.list(Cue::DurationUnit).to_vec();
+        often.extend(cues.list(Cue::FrequencyWord).iter().cloned());
+        let f = |t: &str| states_quantity(t, &often);
+        assert!(f(
+            "Task: Water treatment test; Interval: Weekly in the cooling season"
+        ));
+        assert!(f(
+            "The standby pump HWP-2 is exercised for 30 minutes every Monday at 10:30."
+        ));
+        assert!(f(
+            "Zero the transmitter every 6 months with both ports open."
+        ));
+        assert!(f("Verify the calibration twice a year."));
+        assert!(!f(
+            "The DSP sensor is a Yorkland YDP-400 transmitter (0 to 2.5 in. w.c. range)."
+        ));
+        assert!(!f("Each box has a cooling maximum airflow."));
         assert!(!q(
             "according to Section 5.6.6 of ASHRAE Guideline 36, May 2020."
         ));

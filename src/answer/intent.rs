@@ -314,7 +314,8 @@ pub fn read(
         count: cues.asks_count(lower),
         telemetry: cues.in_text(Cue::Live, lower),
         yes_no: w.first().is_some_and(|x| cues.is(Cue::YesNo, x)),
-        number: cues.says(Cue::Number, lower),
+        // How often is asked for a frequency, which a passage states or not.
+        number: cues.says(Cue::Number, lower) || cues.says(Cue::Frequency, lower),
         ..Reading::default()
     };
     r.quantity = r.number || cues.says(Cue::Quantity, lower);

@@ -207,6 +207,11 @@ impl Question {
         // minutes"), not by any quantity ("62 % (450 gpm)").
         let units = if cues.says(text::Cue::Duration, &lower) {
             cues.list(text::Cue::DurationUnit).to_vec()
+        } else if cues.says(text::Cue::Frequency, &lower) {
+            // How often: "every 6 months", "weekly", "each Monday".
+            let mut units = cues.list(text::Cue::DurationUnit).to_vec();
+            units.extend(cues.list(text::Cue::FrequencyWord).iter().cloned());
+            units
         } else if reading.quantity {
             cues.list(text::Cue::QuantityUnit).to_vec()
         } else {
@@ -436,6 +441,18 @@ mod tests {
         let u = units("how far above setpoint before the alarm");
         assert!(u.iter().any(|u| u == "%") && u.iter().any(|u| u == "minutes"));
         assert!(units("which pump serves the coil").is_empty());
+        // How often: a frequency, asked for as a number is.
+        let often = Question::grounded(
+            "how often do the duct static transmitters need zeroing",
+            Grounding::default(),
+            &cues,
+            GraphView::new(&topo, &onto),
+        );
+        assert!(often.reading.number);
+        assert!(
+            often.units.iter().any(|u| u == "weekly") && often.units.iter().any(|u| u == "months")
+        );
+        assert!(!often.units.iter().any(|u| u == "%"));
     }
 
     #[tokio::test]

@@ -63,6 +63,37 @@ pub(crate) fn term_matches(term: &str, word: &str) -> bool {
         || (w.len() == 3 && term.strip_suffix('s') == Some(w.as_str()))
         || same_verb(term, &w)
         || superlative_root(term).is_some_and(|root| degree_of(root, word, &w))
+        || slip_of(term, &w)
+}
+
+/// The fewest letters of the longer of two words that [`slip_of`] reads
+/// as one: in shorter words a swap or a doubled letter more often makes
+/// another word ("form" / "from").
+const MIN_SLIP_LETTERS: usize = 6;
+
+/// Whether two words (of letters only, lower case) are one word typed with
+/// a slip of the keys: two neighbouring letters swapped ("reqeust" /
+/// "request", "nuetralizer" / "neutralizer") or one letter doubled or not
+/// ("tennant" / "tenant", "comissioning" / "commissioning"). Slips of these
+/// kinds seldom make another word, where one letter changed or dropped
+/// often does ("bumps" is not "pumps"), so no other edit is read as one.
+pub(crate) fn slip_of(a: &str, b: &str) -> bool {
+    if a == b
+        || a.len().max(b.len()) < MIN_SLIP_LETTERS
+        || !a.chars().chain(b.chars()).all(|c| c.is_ascii_lowercase())
+    {
+        return false;
+    }
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    if x.len() == y.len() {
+        let differ: Vec<usize> = (0..x.len()).filter(|&i| x[i] != y[i]).collect();
+        return matches!(differ.as_slice(), [i, j] if *j == i + 1 && x[*i] == y[*j] && x[*j] == y[*i]);
+    }
+    let (long, short) = if x.len() > y.len() { (x, y) } else { (y, x) };
+    long.len() == short.len() + 1
+        && (1..long.len()).any(|i| {
+            long[i] == long[i - 1] && long[..i] == short[..i] && long[i + 1..] == short[i..]
+        })
 }
 
 /// Whether a term and a stemmed word are one short verb, one of them with
@@ -1000,6 +1031,36 @@ mod tests {
                 "During Setback and Warmup modes the setpoint shall be TSupWarUpSetBac."
             ),
             ["warm-up", "setpoint"]
+        );
+    }
+
+    /// A word typed with two neighbouring letters swapped or a letter
+    /// doubled or not is the word meant, both ways (the question's
+    /// "reqeust", G36's "reqeusts"); one letter changed or dropped is
+    /// another word, and short words are left alone.
+    #[test]
+    fn a_slip_of_the_keys_is_the_word_meant() {
+        assert!(slip_of("reqeust", "request"));
+        assert!(slip_of("request", "reqeust"));
+        assert!(slip_of("nuetral", "neutral"));
+        assert!(slip_of("tennant", "tenant"));
+        assert!(slip_of("comission", "commission"));
+        assert!(!slip_of("bumped", "pumped"), "one letter changed");
+        assert!(slip_of("setting", "seting"), "a doubled letter typed once");
+        assert!(
+            !slip_of("sensor", "senor"),
+            "a letter dropped, not undoubled"
+        );
+        assert!(!slip_of("form", "from"), "too short");
+        assert!(!slip_of("request", "request"));
+        assert!(!slip_of("ahu-1a", "ahu-a1"), "names are not words");
+        let terms = focus(&["reqeust", "tennant"]);
+        assert_eq!(
+            matched_terms(
+                Focus::plain(&terms),
+                "The SAT setpoint drops 0.3 °F per request; the tenant override lasts 60 minutes."
+            ),
+            ["reqeust", "tennant"]
         );
     }
 

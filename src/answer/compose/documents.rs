@@ -582,12 +582,15 @@ pub async fn answer(
                 format!("{}: {}", crate::text::camel_spaced(h), quoted.join(" "))
             });
             // Dates as the question says them: "june 2025" is far from
-            // "2025-06-18" to the embedding model, near "18 June 2025".
+            // "2025-06-18" to the embedding model, near "18 June 2025";
+            // abbreviations spelled out as the question's are ("ZNT
+            // reading 3 °F high" is "zone temperature reading …", as "zone
+            // temp was reading high" is embedded).
             let texts = picked
                 .iter()
                 .map(|p| p.text.clone())
                 .chain(passages)
-                .map(|t| crate::text::dates_in_words(&t))
+                .map(|t| found.spelling.spelled_out(&crate::text::dates_in_words(&t)))
                 .collect();
             let vectors = docs.embed(texts).await?;
             vectors.iter().map(|p| crate::embed::cosine(v, p)).collect()
