@@ -1289,6 +1289,83 @@ pub fn leads_in(sentence: &str) -> bool {
     opens_list(sentence) || opens_formula(sentence)
 }
 
+/// Whether a passage gives the value a question asks for (`units`: see
+/// [`states_quantity`]): it states a quantity, or gives the sequence
+/// parameter that holds it as a value ("the active cooling maximum is
+/// VCooMax_flow", "TSupSet shall be TSupWarUpSetBac", "Cooldown:
+/// VCooMax_flow": Guideline 36 gives its setpoints so,
+/// [`names_parameter`]) — after "is", "be", "=", ":" and the like, not
+/// after the words it names ("It outputs discharge airflow setpoint
+/// VSet_flow, damper position setpoint yDam, …" lists outputs). A
+/// parameter's name says where the value is, not which value it is: it
+/// does not make a sentence the better answer, only one that may answer.
+pub fn gives_value(text: &str, units: &[String]) -> bool {
+    states_quantity(text, units) || (!units.is_empty() && gives_parameter(text))
+}
+
+/// The words after which a sequence parameter is given as a value (not
+/// "and", which joins the names of a list as often).
+const VALUE_AFTER: &[&str] = &[
+    "is", "be", "are", "equals", "equal", "to", "at", "of", "between", "than", "as",
+];
+
+/// Whether a text gives a sequence parameter as a value ([`gives_value`]).
+fn gives_parameter(text: &str) -> bool {
+    let runs = text
+        .char_indices()
+        .filter(|&(i, c)| {
+            (c.is_alphanumeric() || c == '_')
+                && !text[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|p| p.is_alphanumeric() || p == '_')
+        })
+        .map(|(i, _)| {
+            let end = text[i..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map_or(text.len(), |n| i + n);
+            (i, &text[i..end])
+        });
+    for (start, run) in runs {
+        if !names_parameter(run) {
+            continue;
+        }
+        let before = text[..start].trim_end();
+        let after_mark = before.ends_with([':', '=', '(', ',', '<', '>']);
+        let word = before
+            .rsplit(|c: char| !c.is_alphanumeric())
+            .next()
+            .unwrap_or_default()
+            .to_lowercase();
+        if after_mark
+            || (before.ends_with(|c: char| c.is_alphanumeric())
+                && VALUE_AFTER.contains(&word.as_str()))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a word is the name of a sequence parameter, as Guideline 36
+/// writes them: letters and digits run together, in mixed case, with an
+/// underscore ("VCooMax_flow", "TSupCoo_min"), opening in lower case
+/// with two capitals ("maxHeaSpe", "uOpeMod") or with three capitals or
+/// more ("TSupWarUpSetBac"). Not a product line's name ("AirPoint",
+/// "ThermaLoop"), a point's ("SAT-SP", "ZNT") nor a word ("iPad").
+pub fn names_parameter(word: &str) -> bool {
+    let upper = word.chars().filter(char::is_ascii_uppercase).count();
+    let lower = word.chars().filter(char::is_ascii_lowercase).count();
+    word.len() >= 4
+        && upper > 0
+        && lower > 0
+        && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !word.starts_with('_')
+        && (word.contains('_')
+            || upper >= 3
+            || (upper >= 2 && word.starts_with(|c: char| c.is_ascii_lowercase())))
+}
+
 /// The one name a formula line defines, as a word: "sysveneff" of
 /// "sysVenEff = 1 + (VUncOutAir_flow/VSumZonPri_flow) - uOutAirFra_max";
 /// `None` for a line that is no such formula.
@@ -1667,6 +1744,34 @@ pub(crate) mod tests {
             "The DSP sensor is a Yorkland YDP-400 transmitter (0 to 2.5 in. w.c. range)."
         ));
         assert!(!f("Each box has a cooling maximum airflow."));
+        // A sequence parameter gives a value, stating none: Guideline 36
+        // names it.
+        let g = |t: &str| gives_value(t, units);
+        assert!(!q("the active cooling maximum is VCooMax_flow"));
+        assert!(g("the active cooling maximum is VCooMax_flow"));
+        assert!(g(
+            "Supply air temperature setpoint TSupSet shall be TSupWarUpSetBac."
+        ));
+        assert!(g("ramp the fan to maxHeaSpe"));
+        assert!(g("for 5 minutes"));
+        assert!(!g("4. AirPoint VAV terminals and ThermaLoop boilers"));
+        assert!(!g("SAT-SP is reset by trim and respond"));
+        assert!(!g("The iPad"));
+        assert!(!gives_value(
+            "the active cooling maximum is VCooMax_flow",
+            &[]
+        ));
+        assert!(g(
+            "Occupied: max(VHeaMin_flow,VOccMin_flow); Cooldown: VHeaMin_flow"
+        ));
+        assert!(g("at 27 °C — then TSupSet is TSupWarUpSetBac"));
+        assert!(!g("at once — then TSupSet is reset"));
+        assert!(g(
+            "The default range of outdoor air temperature (TOut_min=16°C, TOut_max=21°C)"
+        ));
+        assert!(!g(
+            "It outputs discharge airflow setpoint VSet_flow, damper position setpoint yDam, hot water reset request yHeaValResReq and yHotWatPlaReq."
+        ));
         assert!(!q(
             "according to Section 5.6.6 of ASHRAE Guideline 36, May 2020."
         ));

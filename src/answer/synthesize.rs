@@ -573,13 +573,15 @@ fn pick_from(
     }
     let mut all = kept;
     let (mut out, mut first) = select(&all, max);
-    // A question for a number is not answered by a sentence that states
-    // none: when the sentences picked state none, the best that states one
-    // and holds a term is picked instead ("The override button puts the
+    // A question for a number is not answered by a sentence that gives
+    // none (a quantity, or the sequence parameter that holds it:
+    // "VCooMax_flow"): when the sentences picked give none, the best that
+    // gives one and holds a term is picked instead ("The override button puts the
     // zone group in Occupied mode for 60 minutes" over "… a YTS-200 wall
     // module with a setpoint adjustment and an override button" for
     // "override button duration").
-    let states = |p: &Picked| !p.matched.is_empty() && states_quantity(&p.text, focus.units);
+    let states =
+        |p: &Picked| !p.matched.is_empty() && crate::text::gives_value(&p.text, focus.units);
     if focus.number && !out.iter().any(states) && all.iter().any(|(p, _)| states(p)) {
         all.retain(|(p, _)| states(p));
         (out, first) = select(&all, max);

@@ -438,3 +438,46 @@ async fn a_question_in_a_mode_is_answered_under_the_mode_heading() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_setpoint_given_by_its_parameter_answers_a_question_for_a_value() {
+    let Some(data) = common::shared_data() else {
+        return;
+    };
+    // Guideline 36 gives a box's active airflow limits by parameter
+    // ("Occupied: max(VHeaMin_flow,VOccMin_flow)"), not by a number: a
+    // question for a value ("= ?", "minimum") was refused, the table row
+    // "stating no quantity".
+    let page = "TerminalUnits_Reheat_Subsequences_ActiveAirFlow.html";
+    let mut pages: Vec<String> = std::fs::read_dir(data.join("docs/g36"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".html"))
+        .collect();
+    pages.sort();
+    let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
+    let (state, _reports) = g36_state(&data, &pages).await;
+    let rows = table_rows(&data.join("docs/g36").join(page));
+    let header = rows.first().expect("the table's header");
+    let occupied = header
+        .iter()
+        .position(|c| c == "Occupied")
+        .expect("an Occupied column");
+    let minimum = rows
+        .iter()
+        .find(|r| r.first().is_some_and(|c| c.starts_with("Heating minimum")))
+        .expect("the heating minimum row");
+    let value = &minimum[occupied];
+    assert!(value.contains("VOccMin_flow"), "{value}");
+    for query in [
+        "what is the active heating minimum airflow of a g36 reheat box when its zone group is occupied?",
+        "reheat terminal per g36: active htg min airflow in occupied mode?",
+    ] {
+        let v = ask(&state, query).await;
+        let answer = answered(&v, query, page);
+        assert!(
+            answer.contains(value.as_str()),
+            "{query}: {value} not in {answer}"
+        );
+    }
+}

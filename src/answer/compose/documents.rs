@@ -711,12 +711,13 @@ pub async fn answer(
         );
     }
     // A question for a number ("at what", "trigger") is not answered by
-    // a passage that states none ("Freeze protection sequence for
-    // multizone AHU system.").
+    // a passage that gives none ("Freeze protection sequence for
+    // multizone AHU system."): no quantity, nor the sequence parameter
+    // that holds one ("the active cooling maximum is VCooMax_flow").
     let number_missing = q.reading.number
         && !picked
             .iter()
-            .any(|p| crate::text::states_quantity(&p.text, &q.units));
+            .any(|p| crate::text::gives_value(&p.text, &q.units));
     let measures = DocumentMeasures {
         number_missing,
         documents_missing: as_asked(&q.text, &documents_missing),
