@@ -381,6 +381,19 @@ fn under_mode_heading(page: &Path, mode: &str) -> String {
     );
 }
 
+/// A server with every G36 HTML page ingested: a passage must win over
+/// all the others.
+async fn every_page_state(data: &Path) -> (Arc<AppState>, tempfile::TempDir) {
+    let mut pages: Vec<String> = std::fs::read_dir(data.join("docs/g36"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".html"))
+        .collect();
+    pages.sort();
+    let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
+    g36_state(data, &pages).await
+}
+
 /// A question that names an operating mode is answered from the passage
 /// under the heading that names it ("During Cool-down modes"), not from a
 /// page that lists the modes (the zone group's mode hierarchy) nor from
@@ -395,14 +408,7 @@ async fn a_question_in_a_mode_is_answered_under_the_mode_heading() {
     let page = "AHUs_MultiZone_VAV_SetPoints_SupplyTemperature.html";
     // Every page: the mode's passage must win over all the others that
     // name the setpoint or the mode.
-    let mut pages: Vec<String> = std::fs::read_dir(data.join("docs/g36"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".html"))
-        .collect();
-    pages.sort();
-    let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
-    let (state, _reports) = g36_state(&data, &pages).await;
+    let (state, _reports) = every_page_state(&data).await;
     // Each mode with questions in several spellings: "warm-up" is held by
     // the page's "Setback and Warmup modes".
     let asked = [
@@ -449,14 +455,7 @@ async fn a_setpoint_given_by_its_parameter_answers_a_question_for_a_value() {
     // question for a value ("= ?", "minimum") was refused, the table row
     // "stating no quantity".
     let page = "TerminalUnits_Reheat_Subsequences_ActiveAirFlow.html";
-    let mut pages: Vec<String> = std::fs::read_dir(data.join("docs/g36"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".html"))
-        .collect();
-    pages.sort();
-    let pages: Vec<&str> = pages.iter().map(String::as_str).collect();
-    let (state, _reports) = g36_state(&data, &pages).await;
+    let (state, _reports) = every_page_state(&data).await;
     let rows = table_rows(&data.join("docs/g36").join(page));
     let header = rows.first().expect("the table's header");
     let occupied = header
