@@ -86,8 +86,11 @@ pub(crate) fn slip_of(a: &str, b: &str) -> bool {
     }
     let (x, y) = (a.as_bytes(), b.as_bytes());
     if x.len() == y.len() {
-        let differ: Vec<usize> = (0..x.len()).filter(|&i| x[i] != y[i]).collect();
-        return matches!(differ.as_slice(), [i, j] if *j == i + 1 && x[*i] == y[*j] && x[*j] == y[*i]);
+        let mut differ = (0..x.len()).filter(|&i| x[i] != y[i]);
+        return match (differ.next(), differ.next(), differ.next()) {
+            (Some(i), Some(j), None) => j == i + 1 && x[i] == y[j] && x[j] == y[i],
+            _ => false,
+        };
     }
     let (long, short) = if x.len() > y.len() { (x, y) } else { (y, x) };
     long.len() == short.len() + 1

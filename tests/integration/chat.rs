@@ -338,21 +338,13 @@ async fn confidence_is_measured_on_the_passage_with_its_heading() {
 async fn an_everyday_word_is_held_by_the_sequence_s_word_for_it() {
     // "Shortest" is the manual's "minimum", "lowest" and "highest" the
     // sequence's "minimum" and "maximum": the sentences that say so answer.
-    let manual = std::fs::read_to_string(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("golden/corpus/northfield_chiller_plant_manual.md"),
-    )
-    .unwrap();
-    let run_time = manual
-        .split(". ")
-        .find(|s| s.contains("minimum run time"))
-        .expect("the manual's minimum run time");
+    let run_time = manual_sentence("minimum run time");
     for query in [
         "shortest time a chiller has to run once it starts?",
         "what is the shortest a chiller may stay off, and the shortest it may run?",
     ] {
         let v = chat(query).await;
-        assert_answer(&v, &[], &[run_time.trim()], &[]);
+        assert_answer(&v, &[], &[run_time.as_str()], &[]);
     }
     let v = chat("lowest and highest it floats to, the occupied sat setpoint?").await;
     assert_answer(&v, &[], &["minimum of 55 °F", "maximum of 65 °F"], &[]);
