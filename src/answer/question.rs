@@ -81,6 +81,10 @@ pub struct NamedKind {
     /// of them as by its words ("YTS-200 zone sensors." names the zone
     /// temperature sensor).
     pub models: Vec<String>,
+    /// Whether a text names it only by its words side by side, each the
+    /// same word (a plural counted), not by a longer word that begins
+    /// with one: "server room", not "serves … room".
+    pub phrase: bool,
 }
 
 impl NamedKind {
@@ -116,6 +120,9 @@ impl NamedKind {
                         .is_some_and(|rest| runs.get(i + 1).is_some_and(|n| n == rest))
             });
         }
+        if self.phrase {
+            return says_phrase(text, &self.words);
+        }
         let all = |terms: &[String], equivalents: &[Equivalent]| {
             !terms.is_empty()
                 && super::synthesize::matched_terms(
@@ -131,8 +138,27 @@ impl NamedKind {
                 .len()
                     == terms.len()
         };
-        all(&self.words, &self.equivalents) || all(&self.label, &[])
+        all(&self.words, &self.equivalents) || says_phrase(text, &self.label)
     }
+}
+
+/// Whether `text` says `phrase` (stemmed words) with its words side by
+/// side, each the same word (a plural counted; a hyphenated word read as
+/// its parts): "water-cooled chillers" says "water cool chiller", a
+/// passage with "hot-water", "cooling coil" and "chiller" here and there
+/// does not.
+fn says_phrase(text: &str, phrase: &[String]) -> bool {
+    let ws: Vec<String> = text::words(text)
+        .iter()
+        .flat_map(|w| w.split('-').map(str::to_owned).collect::<Vec<_>>())
+        .filter(|w| !w.is_empty())
+        .collect();
+    !phrase.is_empty()
+        && ws.windows(phrase.len()).any(|w| {
+            w.iter()
+                .zip(phrase)
+                .all(|(word, term)| super::synthesize::same_word(term, word))
+        })
 }
 
 impl Question {
@@ -190,6 +216,7 @@ impl Question {
                     form: None,
                     class: Some(e.iri.clone()),
                     models: Vec::new(),
+                    phrase: false,
                 });
             }
         }
@@ -199,6 +226,14 @@ impl Question {
         for mode in modes_named(cues, &lower) {
             if !kinds.iter().any(|k| k.words == mode.words) {
                 kinds.push(mode);
+            }
+        }
+        for kind in rooms_named(view, &words)
+            .into_iter()
+            .chain(qualifiers_named(&words))
+        {
+            if !kinds.iter().any(|k| k.words == kind.words) {
+                kinds.push(kind);
             }
         }
         let broader = broader_classes(view, &grounding.payload_fields().brick_equip);
@@ -332,6 +367,7 @@ fn asked_for(
         form: None,
         class: None,
         models: Vec::new(),
+        phrase: false,
     })
 }
 
@@ -355,6 +391,95 @@ fn modes_named(cues: &Cues, lower: &str) -> Vec<NamedKind> {
                 form: Some(form),
                 class: None,
                 models: Vec::new(),
+                phrase: false,
+            });
+        }
+    }
+    out
+}
+
+/// The kinds of room `words` (a question's) name by a Brick room class's
+/// label of two words or more ("server room", "copy room", "mechanical
+/// room"), the last one plural or not: a passage about the supply air
+/// temperature of the air handlers does not say what a server room is
+/// kept at. Each is a kind a passage that answers must name, as a
+/// Brick class the grounder types is.
+fn rooms_named(view: GraphView<'_>, words: &[String]) -> Vec<NamedKind> {
+    let stems: Vec<String> = words.iter().map(|w| text::stem(w)).collect();
+    let mut out: Vec<NamedKind> = Vec::new();
+    for class in view
+        .onto
+        .descendants(&vocab::brick("Room"), MAX_ROOM_CLASSES)
+    {
+        let Some(label) = view.onto.class(&class).and_then(|c| c.label.as_deref()) else {
+            continue;
+        };
+        let label: Vec<String> = text::words(label).iter().map(|w| text::stem(w)).collect();
+        if label.len() < 2 {
+            continue;
+        }
+        let Some(at) = stems
+            .windows(label.len())
+            .position(|w| w == label.as_slice())
+        else {
+            continue;
+        };
+        out.push(NamedKind {
+            said: words[at..at + label.len()].join(" "),
+            words: label.clone(),
+            label,
+            equivalents: Vec::new(),
+            form: None,
+            class: Some(class),
+            models: Vec::new(),
+            phrase: true,
+        });
+    }
+    out
+}
+
+/// The most room classes [`rooms_named`] reads (Brick 1.4 has about 70).
+const MAX_ROOM_CLASSES: usize = 400;
+
+/// First parts of a hyphenated word that are prefixes, not nouns:
+/// "re-zeroed", "pre-heated" are verbs, not kinds.
+const PREFIXES: &[&str] = &["re", "pre", "non", "co", "un", "sub", "mis", "well"];
+
+/// The compound qualifiers `words` (a question's) name: a noun and a past
+/// participle joined by a hyphen ("fan-powered", "air-cooled",
+/// "gas-fired"), which says which kind of box, chiller or boiler is
+/// meant. A passage that does not say it is about another kind: the
+/// supply fans of an air handler do not answer for the fan of a
+/// fan-powered box.
+fn qualifiers_named(words: &[String]) -> Vec<NamedKind> {
+    let mut out: Vec<NamedKind> = Vec::new();
+    for w in words {
+        let Some((first, second)) = w.split_once('-') else {
+            continue;
+        };
+        let alphabetic = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphabetic());
+        if !alphabetic(first)
+            || !alphabetic(second)
+            || first.len() < 2
+            || PREFIXES.contains(&first)
+            || second.len() < 4
+            || !second.ends_with("ed")
+        {
+            continue;
+        }
+        // Said as its two words side by side: "water" of "hot-water" is
+        // not "water-cooled".
+        let parts = vec![text::stem(first), text::stem(second)];
+        if !out.iter().any(|k| k.words == parts) {
+            out.push(NamedKind {
+                said: w.clone(),
+                words: parts,
+                label: Vec::new(),
+                equivalents: Vec::new(),
+                form: None,
+                class: None,
+                models: Vec::new(),
+                phrase: true,
             });
         }
     }
@@ -455,6 +580,86 @@ mod tests {
         assert!(!often.units.iter().any(|u| u == "%"));
     }
 
+    /// A kind of room named by a Brick room class's label ("server room")
+    /// and a compound qualifier ("fan-powered", "water-cooled") are kinds
+    /// a passage must name with their words side by side: "serves …
+    /// room" is not a server room, "hot-water … cooled" not water-cooled.
+    #[tokio::test]
+    async fn rooms_and_compound_qualifiers_are_kinds_named_as_phrases() {
+        use crate::import::{self, SourceFile};
+        let store = crate::store::EmbeddedStore::in_memory().unwrap();
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let file = SourceFile::new(
+            root.join("tests/fixtures/answer/brick_subset.ttl"),
+            &root,
+            crate::store::GraphKind::Ontology,
+        );
+        import::import_file(&store, None, &file).await.unwrap();
+        let onto = crate::ontology::Ontology::load(&store).await.unwrap();
+        let topo = crate::topology::Topology::default();
+        let cues = crate::text::tests::cues().await;
+        let kinds = |q: &str| {
+            Question::grounded(q, Grounding::default(), &cues, GraphView::new(&topo, &onto)).kinds
+        };
+        let server = kinds("What temperature are our server rooms kept at?");
+        let room = server
+            .iter()
+            .find(|k| k.said == "server rooms")
+            .expect("the server room kind");
+        assert_eq!(
+            room.class.as_deref(),
+            Some(vocab::brick("Server_Room").as_str())
+        );
+        assert!(room.named_in("Server rooms are kept at 75 °F."));
+        assert!(room.named_in("The UPS in the server room A-010."));
+        assert!(!room.named_in("Every box serves exactly one room."));
+        assert!(!room.named_in("The copy room B-103 box."));
+        // A room with a one-word label ("Room") is not a kind of room.
+        assert!(kinds("what is room 101 kept at").is_empty());
+
+        let fan = kinds("g36 fan-powered box: when does its little fan start?");
+        let powered = fan
+            .iter()
+            .find(|k| k.said == "fan-powered")
+            .expect("the fan-powered kind");
+        assert!(powered.named_in("For parallel fan-powered terminal units: …"));
+        assert!(powered.named_in("a fan powered box"));
+        assert!(!powered.named_in("shut down supply and return fan(s), powered off"));
+        let water = kinds("for a water-cooled chiller, when are the pumps staged?");
+        let cooled = water
+            .iter()
+            .find(|k| k.said == "water-cooled")
+            .expect("the water-cooled kind");
+        assert!(cooled.named_in("Water-cooled chillers CH-1 and CH-2"));
+        assert!(!cooled.named_in("the hot-water coil; cooled air leaves the coil"));
+        // A prefix makes a verb, not a kind; a number is not a qualifier.
+        for q in [
+            "the sensor was re-zeroed when?",
+            "was vav-2-14 re-tested",
+            "ahu-3 occ sched mon-fri?",
+        ] {
+            assert!(kinds(q).iter().all(|k| !k.phrase), "{q}");
+        }
+    }
+
+    /// A kind's label is named by its words side by side, not here and
+    /// there in a passage: "Water Cooled Chiller" is not named by a freeze
+    /// sequence's "hot-water", "cooling coil" and "chilled water".
+    #[test]
+    fn a_label_is_named_as_a_phrase() {
+        let label: Vec<String> = ["water", "cool", "chiller"].map(String::from).to_vec();
+        assert!(says_phrase(
+            "Two water-cooled chillers, CH-1 and CH-2.",
+            &label
+        ));
+        assert!(says_phrase("a Water Cooled Chiller", &label));
+        assert!(!says_phrase(
+            "open the hot-water valve, cooling coil to 100 %, start the chiller",
+            &label
+        ));
+        assert!(!says_phrase("anything", &[]));
+    }
+
     #[tokio::test]
     async fn the_noun_a_question_asks_for_is_read_before_its_auxiliary() {
         let cues = crate::text::tests::cues().await;
@@ -550,6 +755,7 @@ mod tests {
             form: None,
             class: Some(vocab::brick("Temperature_Sensor")),
             models: vec![text::squash("YTS-200")],
+            phrase: false,
         };
         assert!(kind.named_in("YTS-200 zone sensors."));
         assert!(kind.named_in("Check each yts 200 annually."));

@@ -945,6 +945,7 @@ mod tests {
             form: Some(form.into()),
             class: None,
             models: Vec::new(),
+            phrase: false,
         }
     }
 
@@ -1404,6 +1405,7 @@ mod tests {
             form: None,
             class: None,
             models: Vec::new(),
+            phrase: false,
         }];
         let log = "The CO2 input was configured for 0-5 V, so the dcv box minimum airflow in the room stayed low.";
         let sequence =
@@ -1452,6 +1454,7 @@ mod tests {
             form: None,
             class: None,
             models,
+            phrase: false,
         };
         let row = "Task: Calibration check; Equipment: YTS-200, YDT-210; Interval: Annually";
         let coverage = |kinds: &[crate::answer::question::NamedKind]| {

@@ -480,3 +480,52 @@ async fn a_setpoint_given_by_its_parameter_answers_a_question_for_a_value() {
         );
     }
 }
+
+/// A question about a kind of equipment no page covers, named by a
+/// compound ("fan-powered box", "water-cooled chiller"), abstains: the
+/// supply fans of an air handler and its freeze protection answered it
+/// before. A kind of room the pages name ("Mechanical/electrical rooms")
+/// is still answered from its row.
+#[tokio::test]
+async fn a_kind_no_page_covers_is_not_answered_by_another() {
+    let Some(data) = common::shared_data() else {
+        return;
+    };
+    let (state, _reports) = every_page_state(&data).await;
+    for (query, kind) in [
+        (
+            "g36 fan-powered box: when does its little fan start and stop?",
+            "fan-powered",
+        ),
+        (
+            "For a water-cooled chiller, when does g36 stage the condenser pumps?",
+            "water-cooled",
+        ),
+    ] {
+        let v = ask(&state, query).await;
+        assert_eq!(v["status"], "refused", "{query}: {v}");
+        let missing = &v["trace"]["answerability"]["missing"];
+        assert!(
+            missing
+                .as_array()
+                .is_some_and(|m| m.iter().any(|t| t == kind)),
+            "{query}: {kind} not missing in {missing}"
+        );
+    }
+    let page = "ThermalZones_Setpoints.html";
+    let rows = table_rows(&data.join("docs/g36").join(page));
+    let rooms = rows
+        .iter()
+        .find(|r| {
+            r.first()
+                .is_some_and(|c| c.to_lowercase().contains("electrical rooms"))
+        })
+        .expect("the electrical rooms row");
+    let query = "g36 default heating and cooling temps for an electrical room?";
+    let v = ask(&state, query).await;
+    let answer = answered(&v, query, page);
+    assert!(
+        answer.contains(&celsius(&rooms[1])),
+        "{query}: {rooms:?} not in {answer}"
+    );
+}
