@@ -601,11 +601,16 @@ mod tests {
         let kinds = |q: &str| {
             Question::grounded(q, Grounding::default(), &cues, GraphView::new(&topo, &onto)).kinds
         };
-        let server = kinds("What temperature are our server rooms kept at?");
-        let room = server
-            .iter()
-            .find(|k| k.said == "server rooms")
-            .expect("the server room kind");
+        let kind = |q: &str, said: &str| {
+            kinds(q)
+                .into_iter()
+                .find(|k| k.said == said)
+                .unwrap_or_else(|| panic!("{q}: no kind {said}"))
+        };
+        let room = kind(
+            "What temperature are our server rooms kept at?",
+            "server rooms",
+        );
         assert_eq!(
             room.class.as_deref(),
             Some(vocab::brick("Server_Room").as_str())
@@ -617,19 +622,17 @@ mod tests {
         // A room with a one-word label ("Room") is not a kind of room.
         assert!(kinds("what is room 101 kept at").is_empty());
 
-        let fan = kinds("g36 fan-powered box: when does its little fan start?");
-        let powered = fan
-            .iter()
-            .find(|k| k.said == "fan-powered")
-            .expect("the fan-powered kind");
+        let powered = kind(
+            "g36 fan-powered box: when does its little fan start?",
+            "fan-powered",
+        );
         assert!(powered.named_in("For parallel fan-powered terminal units: …"));
         assert!(powered.named_in("a fan powered box"));
         assert!(!powered.named_in("shut down supply and return fan(s), powered off"));
-        let water = kinds("for a water-cooled chiller, when are the pumps staged?");
-        let cooled = water
-            .iter()
-            .find(|k| k.said == "water-cooled")
-            .expect("the water-cooled kind");
+        let cooled = kind(
+            "for a water-cooled chiller, when are the pumps staged?",
+            "water-cooled",
+        );
         assert!(cooled.named_in("Water-cooled chillers CH-1 and CH-2"));
         assert!(!cooled.named_in("the hot-water coil; cooled air leaves the coil"));
         // A prefix makes a verb, not a kind; a number is not a qualifier.
