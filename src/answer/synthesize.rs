@@ -152,11 +152,17 @@ fn degree_of(root: &str, word: &str, stem: &str) -> bool {
         })
 }
 
-/// Whether a text word is a term exactly: the same stem, the same word, or
-/// the same once the hyphens of either go ("co-2" / "co2", "Warmup" /
-/// the question's "warm-up"); no prefixes.
+/// Whether a text word is a term exactly: the same stem, the same word,
+/// the plural of a short word the stemmer leaves whole ("AHUs" / "ahu",
+/// "VAVs" / "vav": a heading's "G36 AHUs / MultiZone" says the "AHU" that
+/// stands for the question's "air handler"), or the same once the hyphens
+/// of either go ("co-2" / "co2", "Warmup" / the question's "warm-up"); no
+/// prefixes.
 pub(crate) fn same_word(term: &str, word: &str) -> bool {
-    word == term || stem(word) == term || word.replace('-', "") == term.replace('-', "")
+    word == term
+        || stem(word) == term
+        || (term.len() >= 3 && word.strip_suffix('s') == Some(term))
+        || word.replace('-', "") == term.replace('-', "")
 }
 
 /// Two ways of writing the same terms: an abbreviation and the words it
@@ -1037,6 +1043,30 @@ mod tests {
                 "During Setback and Warmup modes the setpoint shall be TSupWarUpSetBac."
             ),
             ["warm-up", "setpoint"]
+        );
+    }
+
+    /// The plural of a short word the stemmer leaves whole is the word:
+    /// a heading's "G36 AHUs / MultiZone" writes the "AHU" that stands for
+    /// a question's "air handler"; a word of two letters is left alone.
+    #[test]
+    fn a_short_word_s_plural_is_the_word() {
+        assert!(same_word("ahu", "ahus"));
+        assert!(same_word("vav", "vavs"));
+        assert!(!same_word("ahu", "ahu-1s"));
+        assert!(!same_word("it", "its"));
+        let terms = focus(&["air", "handler", "reset"]);
+        let ahu = [Equivalent {
+            terms: vec!["air".into(), "handler".into()],
+            form: vec!["ahu".into()],
+        }];
+        let f = Focus {
+            equivalents: &ahu,
+            ..Focus::plain(&terms)
+        };
+        assert_eq!(
+            matched_terms(f, "G36 AHUs / MultiZone / VAV / SetPoints / PlantRequests"),
+            ["air", "handler"]
         );
     }
 
