@@ -153,12 +153,7 @@ fn says_phrase(text: &str, phrase: &[String]) -> bool {
         .flat_map(|w| w.split('-').map(str::to_owned).collect::<Vec<_>>())
         .filter(|w| !w.is_empty())
         .collect();
-    !phrase.is_empty()
-        && ws.windows(phrase.len()).any(|w| {
-            w.iter()
-                .zip(phrase)
-                .all(|(word, term)| super::synthesize::same_word(term, word))
-        })
+    super::synthesize::says(&ws, phrase, super::synthesize::same_word)
 }
 
 impl Question {

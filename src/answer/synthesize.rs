@@ -165,6 +165,16 @@ pub(crate) fn same_word(term: &str, word: &str) -> bool {
         || word.replace('-', "") == term.replace('-', "")
 }
 
+/// Whether `text` (its words) says `phrase` (stemmed terms) as one phrase,
+/// its words side by side, each matching by `matches`: "heat pump", not
+/// "heating … pump".
+pub(crate) fn says(text: &[String], phrase: &[String], matches: fn(&str, &str) -> bool) -> bool {
+    !phrase.is_empty()
+        && text
+            .windows(phrase.len())
+            .any(|w| w.iter().zip(phrase).all(|(word, term)| matches(term, word)))
+}
+
 /// Two ways of writing the same terms: an abbreviation and the words it
 /// stands for (`dq:spelledOut` of a `dq:Alias` or `dq:Shorthand`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -226,24 +226,15 @@ impl<'a> Kinds<'a> {
         }
         let text = words(&format!("{} {}", p.section_title, p.node_content));
         !self.words.iter().any(|kind| {
-            says(&text, kind, synthesize::term_matches)
+            synthesize::says(&text, kind, synthesize::term_matches)
                 || q.equivalents
                     .iter()
                     .filter(|e| {
                         e.terms.len() == kind.len() && kind.iter().all(|k| e.terms.contains(k))
                     })
-                    .any(|e| says(&text, &e.form, synthesize::same_word))
+                    .any(|e| synthesize::says(&text, &e.form, synthesize::same_word))
         })
     }
-}
-
-/// Whether `text` (its words) says `phrase` (stemmed terms) as one phrase,
-/// its words side by side: "heat pump", not "heating … pump".
-fn says(text: &[String], phrase: &[String], matches: fn(&str, &str) -> bool) -> bool {
-    !phrase.is_empty()
-        && text
-            .windows(phrase.len())
-            .any(|w| w.iter().zip(phrase).all(|(word, term)| matches(term, word)))
 }
 
 /// The points the question names by the short name a document writes
