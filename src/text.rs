@@ -877,6 +877,18 @@ pub enum Cue {
     /// are the CO2 sensors calibrated"): a list of a class's points
     /// answers none of them.
     Manner,
+    /// Words of stopping ("shut down", "trips", "fails"): with a word of
+    /// loss, what a named node's stop takes the supply from.
+    Outage,
+    /// Words of loss ("lose", "affected"): with a word of stopping, what
+    /// loses its supply.
+    Loss,
+    /// What is lost, after a word of loss ("air", "chilled water",
+    /// "cooling").
+    Lost,
+    /// Why or when equipment is stopped ("for maintenance", "tonight"),
+    /// read with a word of stopping and a word of loss.
+    Occasion,
 }
 
 impl Cue {
@@ -905,7 +917,19 @@ impl Cue {
     /// answer alone reads, so that a value word ("temp", "min") is read by
     /// the graph reader and the spelling as the content word it is.
     pub fn question_cues() -> impl Iterator<Item = Cue> {
-        <Cue as strum::IntoEnumIterator>::iter().filter(|c| !c.reads_documents())
+        <Cue as strum::IntoEnumIterator>::iter().filter(|c| !c.reads_documents() && !c.together())
+    }
+
+    /// Whether the cue's words are read only together with another's: a
+    /// word of stopping with a word of loss ("if AHU-2 trips, which rooms
+    /// lose air"). Alone they ask something the graph does not answer
+    /// ("what do the boxes do when AHU-1 shuts down"), so they are no
+    /// question words by themselves.
+    pub fn together(self) -> bool {
+        matches!(
+            self,
+            Self::Outage | Self::Loss | Self::Lost | Self::Occasion
+        )
     }
 }
 

@@ -89,14 +89,23 @@ pub async fn scan(
         .iter()
         .flat_map(|f| f.graph_ids.iter().skip(1).cloned())
         .collect();
-    // What the graph relates the subject to along feeds, and what it is
-    // part of: a document naming those does not contradict it.
+    // What the graph relates the subject to along feeds, what it is part
+    // of, and what feeds those (a room is fed through the zone it is part
+    // of: "conference room A-302 … fed by AHU-2" agrees with the graph):
+    // a document naming those does not contradict it.
+    let containers = topo.containers(&subject);
     let related: HashSet<String> = topo
         .walk(&subject, Way::Upstream, usize::MAX)
         .nodes()
         .chain(topo.walk(&subject, Way::Downstream, usize::MAX).nodes())
         .map(str::to_owned)
-        .chain(topo.containers(&subject))
+        .chain(containers.iter().flat_map(|c| {
+            topo.walk(c, Way::Upstream, usize::MAX)
+                .nodes()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        }))
+        .chain(containers.iter().cloned())
         .collect();
     let mut out: Vec<Conflict> = Vec::new();
     for chunk in linked

@@ -112,7 +112,7 @@ impl Reading {
         self.intents.contains(&intent)
     }
 
-    fn push(&mut self, intent: Intent) {
+    pub(crate) fn push(&mut self, intent: Intent) {
         if !self.intents.contains(&intent) {
             self.intents.push(intent);
         }

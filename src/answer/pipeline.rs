@@ -784,6 +784,14 @@ async fn contradictions(
     let Some(docs) = docs.as_deref() else {
         return Ok(Vec::new());
     };
+    // The composed answer is about supply, whatever words said so ("will
+    // room a-302 lose air if ahu-1 trips"): the documents are checked
+    // against the graph's supply facts of the nodes it names.
+    let mut q = q.clone();
+    if !q.reading.asks_feeds() {
+        q.reading.push(Intent::Downstream);
+    }
+    let q = &q;
     let step = gather::graph(state.store.as_ref(), view, q, trace).await?;
     // No supply fact of the old fact builders: nothing a passage could
     // contradict, so nothing to search.

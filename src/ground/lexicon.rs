@@ -600,6 +600,21 @@ impl Lexicon {
             ),
         )
         .await?;
+        // A node the model relates but never types ("rice:AHU_6
+        // brick:feeds rice:VAV6", no rdf:type) is named all the same.
+        let related = select(
+            store,
+            format!(
+                "{PREFIXES}SELECT DISTINCT ?n WHERE {{
+                   VALUES ?g {{ {values} }}
+                   VALUES ?p {{ brick:feeds brick:isFedBy brick:hasPart brick:isPartOf
+                               brick:hasPoint brick:isPointOf brick:hasLocation brick:isLocationOf }}
+                   GRAPH ?g {{ {{ ?n ?p ?o }} UNION {{ ?o ?p ?n }} }}
+                   FILTER(isIRI(?n) && NOT EXISTS {{ GRAPH ?g {{ ?n a ?t }} }})
+                 }} ORDER BY ?n"
+            ),
+        )
+        .await?;
         let tags = select(
             store,
             format!(
@@ -631,8 +646,9 @@ impl Lexicon {
             }
         }
         // rdfs:label first, so that it names the entity; altLabels add
-        // surfaces. A typed node with neither is named by its IRI's local
-        // name (most published Brick models name nodes only so: `…#vav_R306`).
+        // surfaces. A typed or related node with neither is named by its
+        // IRI's local name (most published Brick models name nodes only so:
+        // `…#vav_R306`).
         let mut ordered: Vec<(&str, &str)> = Vec::new();
         for pass in [true, false] {
             for row in &labels {
@@ -647,9 +663,11 @@ impl Lexicon {
         let mut unlabelled: Vec<&str> = node_types
             .keys()
             .copied()
+            .chain(related.iter().filter_map(|row| row.str("n")))
             .filter(|n| !labelled.contains(n))
             .collect();
         unlabelled.sort_unstable();
+        unlabelled.dedup();
         // A local name spelt like a class ("Occupancy_Sensor") names the
         // class when asked, not that one node.
         let class_keys: HashSet<String> = self.classes.iter().map(|c| key(&c.label)).collect();

@@ -826,6 +826,54 @@ async fn a_sentence_that_only_names_two_units_is_no_conflict() {
     }
 }
 
+/// Before an outage: "will room a-302 lose air if ahu-1 is shut off?" is
+/// a no from the graph (AHU-2 feeds the room's box), with what does feed
+/// the room (or the box) through the chain, and the service log's
+/// "VAV-3-02 (served by AHU-1)" cited as overruled. The VAV sequence's "conference room A-302
+/// … fed by AHU-2" agrees with the graph (the room is fed through its
+/// zone) and is no conflict.
+#[tokio::test]
+async fn an_outage_question_is_answered_from_the_graph_over_the_log() {
+    for q in [
+        "will room a-302 lose air if ahu-1 is shut off?",
+        "does room a-302 lose air if ahu-1 trips",
+        "would vav-3-02 lose air if ahu-1 failed?",
+    ] {
+        let v = chat(q).await;
+        assert_answer(
+            &v,
+            &["AHU-1", "AHU-2"],
+            &["AHU-2"],
+            &[
+                "graph/northfield_campus.ttl",
+                "golden/corpus/northfield_service_log.md",
+            ],
+        );
+        let text = v["answer"]["answer"].as_str().unwrap();
+        assert!(text.starts_with("No: "), "{q}: {text}");
+        assert!(
+            text.contains(", through any chain of supply: AHU-2."),
+            "{q}: {text}"
+        );
+        let conflicts = v["trace"]["conflicts"].as_array().unwrap();
+        assert!(
+            conflicts.iter().all(|c| {
+                let c = c.as_str().unwrap();
+                c.contains("northfield_service_log.md") && c.contains("AHU-1")
+            }) && !conflicts.is_empty(),
+            "{q}: {conflicts:?}"
+        );
+    }
+    let v = chat("if we shut down ahu-2, which rooms lose air?").await;
+    let ids: std::collections::BTreeSet<String> = evidence_ids(&v).into_iter().collect();
+    assert_eq!(
+        ids.iter().filter(|i| i.contains("#Room_A-")).count(),
+        28,
+        "{v}"
+    );
+    assert!(!ids.iter().any(|i| i.contains("#Room_A-1")), "{ids:?}");
+}
+
 #[tokio::test]
 async fn selected_text_mode_answers_only_from_the_selection() {
     let text = "VAV-B1-05 serves the north perimeter open office. Its cooling maximum is 1100 cfm and its minimum is 330 cfm.";

@@ -313,7 +313,7 @@ pub async fn answer(
             }
         }
     }
-    if let Some(q2) = instead(&plan, &result) {
+    if let Some(q2) = instead(view, &plan, &result) {
         trace.graph.queries.push(q2.clone());
         let rows = store.query(SparqlQuery::new(q2)).await?.into_rows();
         result.instead = rows
@@ -612,23 +612,32 @@ fn the_other_way(plan: &Plan, r: &GraphResult) -> Option<String> {
 /// The follow-up of a "no" between two named nodes: what relates to the
 /// second one instead ("No: … VAV-3-02 is fed by AHU-2"); for a place,
 /// where the first one is ("No: … VAV-2-14 is located in Room A-214").
-fn instead(plan: &Plan, r: &GraphResult) -> Option<String> {
+/// A chain of supply denied ("would Room A-302 lose its supply if AHU-1
+/// stopped") is followed by what feeds the second one through any chain,
+/// of the first one's kind (AHU-2): the whole chain up to the plant
+/// answers nothing asked.
+fn instead(view: GraphView<'_>, plan: &Plan, r: &GraphResult) -> Option<String> {
     let l = denied(plan, r)?;
     let x = plan::Slot::var("x");
     let (from, to) = if l.rel == plan::Rel::Location {
-        (l.from.clone(), x)
+        (l.from.clone(), x.clone())
     } else {
-        (x, l.to.clone())
+        (x.clone(), l.to.clone())
     };
-    let follow = Plan::new(
-        Shape::List,
-        "x",
-        plan::Block {
-            links: vec![read::link(l.rel, from, to, plan::Reach::Direct)],
-            ..plan::Block::default()
-        },
-        String::new(),
-    );
+    let chain = l.rel == plan::Rel::Feeds && l.reach == plan::Reach::Transitive;
+    let mut body = plan::Block {
+        links: vec![read::link(l.rel, from, to, plan::Reach::Direct)],
+        ..plan::Block::default()
+    };
+    if chain && let plan::Slot::Node(first) = &l.from {
+        // Its most specific kind; of kinds said the same (brick:AHU and
+        // brick:Air_Handling_Unit), any one.
+        let mut kinds = view.specific_types(first);
+        kinds.sort();
+        body.links[0].reach = plan::Reach::Transitive;
+        body.types.push((x, kinds.into_iter().next()?));
+    }
+    let follow = Plan::new(Shape::List, "x", body, String::new());
     Some(follow.sparql())
 }
 
@@ -993,8 +1002,12 @@ async fn draft(
                         name_of(view, anchors(plan).first().map_or("", String::as_str))
                     ),
                     Some(plan::Rel::Feeds) | None => format!(
-                        "What feeds {}",
-                        name_of(view, anchors(plan).last().map_or("", String::as_str))
+                        "What feeds {}{}",
+                        name_of(view, anchors(plan).last().map_or("", String::as_str)),
+                        match plan.body.links.first().map(|l| l.reach) {
+                            Some(plan::Reach::Transitive) => ", through any chain of supply",
+                            _ => "",
+                        }
                     ),
                     _ => format!(
                         "What relates to {}",

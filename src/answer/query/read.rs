@@ -206,6 +206,9 @@ struct Parts<'a> {
     /// Where the grounder found kinds, before any rule dropped one: a
     /// relation word inside one ("supply" of "supply fan") is no relation.
     kind_spans: Vec<Span>,
+    /// The named node a word of stopping is said of, in a question that
+    /// asks what is lost with it ([`Parts::stopped_node`]).
+    stopped: Option<String>,
 }
 
 /// A point type grounded below this confidence was inferred loosely from
@@ -251,6 +254,7 @@ impl<'a> Parts<'a> {
             unsure: false,
             explained: Vec::new(),
             kind_spans: Vec::new(),
+            stopped: None,
         };
         let g = &q.grounding;
         let mut found: Vec<(String, Span)> = Vec::new();
@@ -323,7 +327,68 @@ impl<'a> Parts<'a> {
         p.name_words();
         p.subclass_words();
         p.scope();
+        p.stopped = p.stopped_node();
         p
+    }
+
+    /// "if we shut down AHU-2, which rooms lose air", "will room A-302
+    /// lose air if AHU-1 trips", "what is affected when CH-1 fails": a
+    /// word of stopping (dq:cue_outage) and a word of loss (dq:cue_loss),
+    /// neither inside a name or kind, ask what loses its supply when a
+    /// named node stops: the node the nearest word of stopping is said of.
+    /// Both words, and what is lost after the word of loss ("lose chilled
+    /// water", dq:cue_lost), are then read. A word of stopping alone asks
+    /// something else ("what do the boxes do when AHU-1 shuts down" asks
+    /// the sequence) and is left unread.
+    fn stopped_node(&mut self) -> Option<String> {
+        let outside = |p: &Self, s: &Span| {
+            !p.kind_spans.iter().any(|k| k.covers(*s)) && !p.nodes.iter().any(|n| n.span.covers(*s))
+        };
+        let stops: Vec<Span> = self
+            .cue_spans(Cue::Outage)
+            .into_iter()
+            .filter(|s| outside(self, s))
+            .collect();
+        let losses: Vec<Span> = self
+            .cue_spans(Cue::Loss)
+            .into_iter()
+            .filter(|s| outside(self, s))
+            .collect();
+        if stops.is_empty() || losses.is_empty() {
+            return None;
+        }
+        let gap = |a: Span, b: Span| {
+            if a.end <= b.start {
+                b.start - a.end
+            } else {
+                a.start.saturating_sub(b.end)
+            }
+        };
+        let node = self
+            .nodes
+            .iter()
+            .min_by_key(|n| stops.iter().map(|s| gap(n.span, *s)).min())?
+            .iri
+            .clone();
+        for loss in &losses {
+            // "lose chilled water", "lose their cooling": what is lost.
+            let after = self
+                .words
+                .iter()
+                .skip_while(|w| w.span.start < loss.end)
+                .take_while(|w| {
+                    self.cues.is(Cue::Lost, &w.text) || self.cues.is(Cue::FunctionWord, &w.text)
+                })
+                .map(|w| w.span);
+            let lost: Vec<Span> = after.collect();
+            self.explained.extend(lost);
+        }
+        // "shut off for maintenance", "going down tonight": why or when.
+        let occasion = self.cue_spans(Cue::Occasion);
+        self.explained.extend(occasion);
+        self.explained.extend(stops);
+        self.explained.extend(losses);
+        Some(node)
     }
 
     /// A node the grounder did not find, named by the text at `span`:
@@ -1744,6 +1809,9 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     if p.nodes.is_empty() && p.specific().is_empty() && p.classes.is_empty() {
         return Reading::NotGraph;
     }
+    if let Some(node) = &p.stopped {
+        return stopped(p, node);
+    }
     if p.yes_no() {
         if p.nodes.len() >= 2 {
             return between(p);
@@ -1759,6 +1827,45 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
         1 => anchored(p),
         0 => by_class(p),
         _ => Reading::NotGraph,
+    }
+}
+
+/// Rule 0: what loses its supply when a named node stops ("if we shut
+/// down AHU-2, which rooms lose air"): what the node feeds, through any
+/// chain of supply, of the kind asked, or, with one other node named
+/// ("will room A-302 lose air if AHU-1 trips"), whether the node feeds it
+/// through any chain.
+fn stopped(p: &Parts<'_>, node: &str) -> Reading {
+    let others: Vec<&NodeMention> = p.nodes.iter().filter(|n| n.iri != node).collect();
+    if !p.has_edges(Rel::Feeds) {
+        return unsupported(p, Rel::Feeds);
+    }
+    let name = p.name(node);
+    match others.as_slice() {
+        [] => anchored(p),
+        [other] => {
+            let to = p.name(&other.iri);
+            let understood = format!(
+                "whether {name} feeds {to}, through any chain of supply (what {to} would lose if {name} stopped)"
+            );
+            let body = Block {
+                links: vec![link(
+                    Rel::Feeds,
+                    Slot::Node(node.to_owned()),
+                    Slot::Node(other.iri.clone()),
+                    Reach::Transitive,
+                )],
+                ..Block::default()
+            };
+            Reading::Plan(Box::new(Plan::new(Shape::Yes, X, body, understood)))
+        }
+        _ => Reading::Unsupported {
+            understood: format!("what loses its supply when {name} stops"),
+            why: format!(
+                "{} other nodes are named beside it; only one is read",
+                others.len()
+            ),
+        },
     }
 }
 
@@ -2375,6 +2482,8 @@ fn anchored(p: &Parts<'_>) -> Reading {
         return named_through(p, a, shape);
     }
     let rel = match p.relation() {
+        // "which rooms lose air if AHU-2 trips": what it feeds.
+        _ if p.stopped.is_some() => Some((Rel::Feeds, usize::MAX)),
         // "CHWST-SP belongs to what system": a point is no part; what it
         // belongs to is what has it.
         Some((Rel::Part, at))
@@ -2491,6 +2600,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
     let mut plan = Plan::new(shape, X, Block::default(), String::new());
     let direct_asked = p.has(Cue::Direct);
     let chain_asked = p.has(Cue::Transitive)
+        || p.stopped.is_some()
         || p.has(Cue::Upstream) && p.words.iter().any(|w| w.text == "upstream")
         || p.words.iter().any(|w| w.text == "downstream");
     // With a class asked for: one hop when a neighbour of that class is
@@ -2517,7 +2627,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
             // What makes a node's medium stands upstream of it, wherever
             // the node is said ("vav 3-07 - what makes its chilled water").
             let made = p.made_at().is_some();
-            let downstream = !made && feeds_down(p, a, at);
+            let downstream = p.stopped.is_some() || !made && feeds_down(p, a, at);
             let topo = p.view.topo;
             let hop = |n: &str| {
                 if downstream {
@@ -2642,6 +2752,16 @@ fn anchored(p: &Parts<'_>) -> Reading {
                     _ => ", through any chain of supply".to_owned(),
                 }
             );
+            if p.stopped.is_some() {
+                plan.understood = match specific {
+                    Some(_) => format!(
+                        "the {what} that would lose their supply if {node_name} stopped (fed by it, through any chain of supply)"
+                    ),
+                    None => format!(
+                        "what would lose its supply if {node_name} stopped (what it feeds, through any chain of supply)"
+                    ),
+                };
+            }
             if let Some((medium, kind)) = medium.filter(|_| !through.is_empty()) {
                 let asked = medium_words((medium, kind));
                 plan.understood = format!(

@@ -28,6 +28,17 @@ struct Building {
 
 /// The building, or `None` (a SKIPPED line; a failure in CI) without Brick.
 async fn building(model: &str) -> Option<Building> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    building_from(root.join("tests/fixtures/answer").join(model)).await
+}
+
+/// A real model of `../shared/data` (`rel` under it), or `None` (a SKIPPED
+/// line; a failure in CI) without it or Brick.
+async fn shared_building(rel: &str) -> Option<Building> {
+    building_from(crate::test_data::shared_data(rel)?).await
+}
+
+async fn building_from(model: PathBuf) -> Option<Building> {
     let brick = crate::assets::Assets::new(crate::config::default_assets_dir()).brick_ttl();
     let brick = crate::test_data::require(
         &brick,
@@ -48,11 +59,7 @@ async fn building(model: &str) -> Option<Building> {
         import::import_file(&store, None, file).await.unwrap();
     }
     let onto = Ontology::load(&store).await.unwrap();
-    let file = SourceFile::new(
-        root.join("tests/fixtures/answer").join(model),
-        &root,
-        GraphKind::Model,
-    );
+    let file = SourceFile::new(model, &root, GraphKind::Model);
     import::import_file(&store, Some(&onto), &file)
         .await
         .unwrap();
@@ -1207,4 +1214,84 @@ async fn the_only_node_of_a_kind_named_is_implied() {
         implied("AHU-1 supply air temperature setpoint?"),
         set(&["AHU-1_SAT-SP"])
     );
+}
+
+/// What stops with a named node: a word of stopping and a word of loss
+/// ask what the node feeds through any chain of supply (Room 103 and Room
+/// 104 are in the zones the boxes feed), of the kind asked, or whether it
+/// feeds the other node named; a "no" says what feeds that node instead,
+/// of the stopped node's kind. A word of stopping alone ("what do the
+/// boxes do when AHU-1 shuts down") asks a sequence, not the graph.
+#[tokio::test]
+async fn what_stops_with_a_named_node_is_what_it_feeds_through_any_chain() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    for q in [
+        "if we shut down ahu-1, which rooms lose air?",
+        "which rooms lose air if ahu-1 trips",
+        "ahu-1 goes offline - what rooms are affected?",
+        "what rooms would be impacted by an ahu-1 outage",
+    ] {
+        let (_, got) = ask_answered(&b, q).await;
+        assert_eq!(got, set(&["Room_103", "Room_104"]), "{q}");
+    }
+    let (_, got) = ask_answered(&b, "what is affected if ch-1 fails?").await;
+    for fed in ["AHU-1", "VAV-1", "VAV-2", "Zone_1", "Zone_2", "Room_104"] {
+        assert!(got.contains(fed), "{fed} not in {got:?}");
+    }
+    assert!(!got.contains("CH-1"), "{got:?}");
+    let (_, got) = ask_answered(&b, "how many vav boxes lose air when ahu-1 is shut off").await;
+    assert_eq!(got, set(&["VAV-1", "VAV-2"]));
+    for (q, want) in [
+        ("will room 104 lose air if ahu-1 trips?", "yes"),
+        ("if vav-2 fails, is room 103 affected?", "yes"),
+        ("does room 102 lose air if vav-2 is shut down?", "no"),
+    ] {
+        let (shape, got) = ask(&b, q).await;
+        assert_eq!((shape, got), (Shape::Yes, set(&[want])), "{q}");
+    }
+    let text = answer_text(&b, "if vav-1 trips does zone 2 lose air").await;
+    assert!(text.starts_with("No: "), "{text}");
+    assert!(
+        text.contains("What feeds Zone 2, through any chain of supply: VAV-2."),
+        "{text}"
+    );
+    for q in [
+        "when ahu-1 shuts down, what do the vav boxes do?",
+        "what happens to vav-1 when ahu-1 trips",
+    ] {
+        assert!(!matches!(reading(&b, q), Reading::Plan(_)), "{q}");
+    }
+}
+
+/// A node a real model relates but never types is named by its local name:
+/// Rice's AHU_5 … AHU_8 feed their boxes with no `rdf:type`. What stops
+/// with AHU_7 is what the model's own query says it feeds, through the
+/// zones to their rooms.
+#[tokio::test]
+async fn a_node_a_model_relates_but_never_types_is_named() {
+    let Some(b) = shared_building("brick/rice_brick.ttl").await else {
+        return;
+    };
+    let key = "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+        SELECT DISTINCT ?x WHERE { <http://virginia.edu/building/ontology/rice#AHU_7> \
+        (brick:feeds|^brick:isFedBy)+/(brick:hasPart|^brick:isPartOf)* ?x . \
+        ?x a brick:Room }";
+    let rows = b.store.query(SparqlQuery::new(key)).await.unwrap();
+    let want: BTreeSet<String> = rows
+        .into_rows()
+        .iter()
+        .map(|r| crate::vocab::local_name(&r.string("x")).to_owned())
+        .collect();
+    assert!(!want.is_empty());
+    for q in [
+        "which rooms lose air if ahu 7 trips",
+        "if AHU_7 is shut down, what rooms are affected?",
+    ] {
+        let (_, got) = ask_answered(&b, q).await;
+        assert_eq!(got, want, "{q}");
+    }
+    let (_, got) = ask_answered(&b, "what does ahu7 feed").await;
+    assert_eq!(got, set(&["VAV7"]));
 }
