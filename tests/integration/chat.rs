@@ -872,6 +872,15 @@ async fn an_outage_question_is_answered_from_the_graph_over_the_log() {
         "{v}"
     );
     assert!(!ids.iter().any(|i| i.contains("#Room_A-1")), "{ids:?}");
+    // A lag pump beside the lead one: the air handlers CHWP-1 feeds are
+    // fed by CHWP-2 too, and may keep their chilled water.
+    let v = chat("if chwp-1 fails which air handlers lose chilled water?").await;
+    assert_answer(
+        &v,
+        &["CHWP-1", "AHU-1", "AHU-2", "AHU-3", "CHWP-2"],
+        &["AHU-1 (by CHWP-2)", "AHU-3 (by CHWP-2)"],
+        &["graph/northfield_campus.ttl"],
+    );
 }
 
 #[tokio::test]

@@ -891,6 +891,43 @@ fn between_parts(view: GraphView<'_>, from: &str, to: &str) -> Vec<String> {
     Vec::new()
 }
 
+/// Of what a stopped node feeds, what equipment of the stopped node's kind
+/// that does not stop with it (neither fed by it nor one of its parts) also
+/// feeds, into the item or one of its parts: a lag pump beside the lead
+/// one, a second air handler. Each item with those feeders.
+fn also_fed(view: GraphView<'_>, stopped: &str, items: &[String]) -> Vec<(String, Vec<String>)> {
+    let topo = view.topo;
+    let kinds = view.specific_types(stopped);
+    if kinds.is_empty() {
+        return Vec::new();
+    }
+    let walk = topo.walk(stopped, crate::topology::Way::Downstream, usize::MAX);
+    let down: BTreeSet<&str> = walk.nodes().collect();
+    let own: Vec<String> = std::iter::once(stopped.to_owned())
+        .chain(topo.parts(stopped))
+        .collect();
+    items
+        .iter()
+        .filter_map(|x| {
+            let parts = topo.parts(x);
+            let mut by: Vec<String> = std::iter::once(x.clone())
+                .chain(parts.iter().cloned())
+                .flat_map(|n| topo.into(&n, TopoRel::Feeds))
+                .filter(|f| {
+                    !own.contains(f)
+                        && !parts.contains(f)
+                        && !down.contains(f.as_str())
+                        && !items.contains(f)
+                        && view.is_a_any(f, &kinds)
+                })
+                .collect();
+            by.sort();
+            by.dedup();
+            (!by.is_empty()).then(|| (x.clone(), by))
+        })
+        .collect()
+}
+
 /// A class as an answer says it: its words and its name ("Supply Air
 /// Temperature Sensor (Supply_Air_Temperature_Sensor)").
 fn class_said(view: GraphView<'_>, class: &str) -> String {
@@ -1097,10 +1134,41 @@ async fn draft(
             text.push_str(&format!(" Typed: {}.", said.join(", ")));
         }
     }
+    // "if CHWP-1 fails, which air handlers lose chilled water": what
+    // CHWP-2, its lag pump, also feeds may keep its supply.
+    let mut beside: Vec<String> = Vec::new();
+    if let Some(stopped) = &plan.stopped
+        && matches!(plan.shape, Shape::List | Shape::Count)
+    {
+        let also = also_fed(view, stopped, &r.items);
+        if !also.is_empty() {
+            let said: Vec<String> = also
+                .iter()
+                .take(MAX_NAMED)
+                .map(|(x, by)| {
+                    let by: Vec<String> = by.iter().map(|f| name_of(view, f)).collect();
+                    format!("{} (by {})", name_of(view, x), by.join(", "))
+                })
+                .collect();
+            let more = also.len().saturating_sub(MAX_NAMED);
+            text.push_str(&format!(
+                " Also fed by other equipment of {}'s kind, which does not stop with it, so they may keep that supply: {}{}.",
+                name_of(view, stopped),
+                said.join(", "),
+                if more > 0 { format!(", and {more} more") } else { String::new() }
+            ));
+            beside.extend(also.into_iter().flat_map(|(_, by)| by));
+        }
+    }
     // Provenance: the graphs the anchors and the results are stated in.
     let anchors = anchors(plan);
     let mut cited: Vec<String> = anchors.clone();
     cited.extend(typed);
+    for b in beside {
+        if !cited.contains(&b) {
+            cited.push(b);
+        }
+    }
     for i in r
         .items
         .iter()

@@ -381,6 +381,10 @@ pub struct Plan {
     /// Asked yes or no of several named nodes joined by "or" ("is vav 2-14
     /// on ahu 1 or ahu 2"): answered with those it holds for, no yes.
     pub choice: bool,
+    /// What is listed loses its supply when this node stops ("if AHU-2
+    /// trips, which rooms lose air"): the answer says what of it other
+    /// equipment of the node's kind also feeds.
+    pub stopped: Option<String>,
 }
 
 /// Longest list of witnesses a yes/no query fetches.
@@ -405,6 +409,7 @@ impl Plan {
             direct_asked: false,
             point_kinds: Vec::new(),
             choice: false,
+            stopped: None,
         }
     }
 

@@ -341,6 +341,16 @@ impl<'a> Parts<'a> {
     /// something else ("what do the boxes do when AHU-1 shuts down" asks
     /// the sequence) and is left unread.
     fn stopped_node(&mut self) -> Option<String> {
+        // "how long can the rooms go without air if AHU-2 trips", "why do
+        // the rooms lose air when it stops": a time, a way or a reason is
+        // asked, not what it feeds ("how many" is a count of it).
+        let manner = self.words.iter().enumerate().any(|(i, w)| {
+            w.text == "why"
+                || (w.text == "how" && self.words.get(i + 1).is_none_or(|n| n.text != "many"))
+        });
+        if manner {
+            return None;
+        }
         let outside = |p: &Self, s: &Span| {
             !p.kind_spans.iter().any(|k| k.covers(*s)) && !p.nodes.iter().any(|n| n.span.covers(*s))
         };
@@ -2753,6 +2763,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
                 }
             );
             if p.stopped.is_some() {
+                plan.stopped = Some(node.clone());
                 plan.understood = match specific {
                     Some(_) => format!(
                         "the {what} that would lose their supply if {node_name} stopped (fed by it, through any chain of supply)"

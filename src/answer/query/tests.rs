@@ -1260,6 +1260,8 @@ async fn what_stops_with_a_named_node_is_what_it_feeds_through_any_chain() {
     for q in [
         "when ahu-1 shuts down, what do the vav boxes do?",
         "what happens to vav-1 when ahu-1 trips",
+        "how long can the rooms go without air if ahu-1 trips?",
+        "why do the rooms lose air when ahu-1 is shut down",
     ] {
         assert!(!matches!(reading(&b, q), Reading::Plan(_)), "{q}");
     }
