@@ -933,6 +933,16 @@ impl Cue {
     }
 }
 
+/// Whether the text opens with a contraction ("we're", "they’re"): its
+/// first word, read without the apostrophe, may spell an auxiliary
+/// ("were") that opens no yes/no question.
+pub fn opens_with_contraction(lower: &str) -> bool {
+    lower
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.contains(['\'', '\u{2019}']))
+}
+
 /// Whether one of the few words after byte `at` of `lower` is a
 /// possessive ("a chiller's min run time", "the boilers' output"): the
 /// phrase before it names what something has, not the thing.

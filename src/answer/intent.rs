@@ -313,7 +313,9 @@ pub fn read(
     let mut r = Reading {
         count: cues.asks_count(lower),
         telemetry: cues.in_text(Cue::Live, lower),
-        yes_no: w.first().is_some_and(|x| cues.is(Cue::YesNo, x)),
+        // "we're shutting AHU-6 off …" opens with no "were".
+        yes_no: w.first().is_some_and(|x| cues.is(Cue::YesNo, x))
+            && !crate::text::opens_with_contraction(lower),
         // How often is asked for a frequency, which a passage states or not.
         number: cues.says(Cue::Number, lower) || cues.says(Cue::Frequency, lower),
         ..Reading::default()

@@ -1484,7 +1484,7 @@ impl<'a> Parts<'a> {
                     "what" | "which" | "how" | "where" | "list" | "show" | "whats"
                 )
             });
-        (self.cues.is(Cue::YesNo, first) && !wh)
+        (self.cues.is(Cue::YesNo, first) && !wh && !crate::text::opens_with_contraction(self.lower))
             || self.lower.contains("yes or no")
             || (!wh && self.nodes.len() >= 2 && self.feeds_words())
             || (!wh && self.nodes.len() == 1 && first == "got")

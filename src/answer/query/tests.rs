@@ -1251,6 +1251,12 @@ async fn what_stops_with_a_named_node_is_what_it_feeds_through_any_chain() {
         let (shape, got) = ask(&b, q).await;
         assert_eq!((shape, got), (Shape::Yes, set(&[want])), "{q}");
     }
+    // "we're" is no "were": a list, not a yes.
+    let q = "we're shutting ahu-1 off tonight - which rooms lose air?";
+    let (_, got) = ask_answered(&b, q).await;
+    assert_eq!(got, set(&["Room_103", "Room_104"]), "{q}");
+    let text = answer_text(&b, q).await;
+    assert!(text.starts_with("The Room"), "{text}");
     let text = answer_text(&b, "if vav-1 trips does zone 2 lose air").await;
     assert!(text.starts_with("No: "), "{text}");
     assert!(
