@@ -889,6 +889,10 @@ pub enum Cue {
     /// Why or when equipment is stopped ("for maintenance", "tonight"),
     /// read with a word of stopping and a word of loss.
     Occasion,
+    /// Question words that ask why or how ("why do the rooms lose air",
+    /// "how long can they go without"): said with a word of stopping, a
+    /// reason, a way or a time is asked, not what loses its supply.
+    Reason,
 }
 
 impl Cue {
@@ -928,7 +932,7 @@ impl Cue {
     pub fn together(self) -> bool {
         matches!(
             self,
-            Self::Outage | Self::Loss | Self::Lost | Self::Occasion
+            Self::Outage | Self::Loss | Self::Lost | Self::Occasion | Self::Reason
         )
     }
 }

@@ -165,6 +165,7 @@ pub struct Topology {
     graph: DiGraph<String, Rel>,
     index: HashMap<String, NodeIndex>,
     labels: HashMap<String, String>,
+    comments: HashMap<String, String>,
     types: HashMap<String, Vec<String>>,
     by_label: HashMap<String, Vec<String>>,
 }
@@ -185,21 +186,22 @@ impl Topology {
             store,
             format!(
                 "{PREFIXES}SELECT ?s ?p ?o WHERE {{
-                   VALUES ?p {{ brick:feeds brick:isFedBy brick:hasPart brick:isPartOf
-                               brick:hasPoint brick:isPointOf brick:hasLocation brick:isLocationOf }}
+                   VALUES ?p {{ {relations} }}
                    ?s ?p ?o . FILTER(isIRI(?s) && isIRI(?o))
-                 }} ORDER BY ?s ?p ?o"
+                 }} ORDER BY ?s ?p ?o",
+                relations = vocab::TOPOLOGY_RELATIONS
             ),
         )
         .await?;
         let nodes = select(
             store,
             format!(
-                "{PREFIXES}SELECT ?n ?label ?type WHERE {{
+                "{PREFIXES}SELECT ?n ?label ?comment ?type WHERE {{
                    ?n dq:sourceSha ?sha .
                    OPTIONAL {{ ?n rdfs:label ?label }}
+                   OPTIONAL {{ ?n rdfs:comment ?comment }}
                    OPTIONAL {{ ?n a ?type }}
-                 }} ORDER BY ?n ?label ?type"
+                 }} ORDER BY ?n ?label ?comment ?type"
             ),
         )
         .await?;
@@ -211,6 +213,11 @@ impl Topology {
                 topo.labels
                     .entry(n.to_owned())
                     .or_insert_with(|| label.to_owned());
+            }
+            if let Some(comment) = row.str("comment") {
+                topo.comments
+                    .entry(n.to_owned())
+                    .or_insert_with(|| comment.to_owned());
             }
             if let Some(t) = row.str("type") {
                 let types = topo.types.entry(n.to_owned()).or_default();
@@ -319,6 +326,12 @@ impl Topology {
     /// The label of a node, if any.
     pub fn label(&self, iri: &str) -> Option<&str> {
         self.labels.get(iri).map(String::as_str)
+    }
+
+    /// What the model says of a node in words (its `rdfs:comment`), if
+    /// anything: "Conference room, interior, Building A floor 3."
+    pub fn comment(&self, iri: &str) -> Option<&str> {
+        self.comments.get(iri).map(String::as_str)
     }
 
     /// The types of a node.

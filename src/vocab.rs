@@ -33,6 +33,13 @@ pub const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 /// `rdfs:label`.
 pub const RDFS_LABEL: &str = "http://www.w3.org/2000/01/rdf-schema#label";
 
+/// The Brick relations the equipment topology is built from, both
+/// directions, as a SPARQL `VALUES` list (`brick:` prefix): supply, parts,
+/// points and locations. A node one of them relates is a node of the
+/// building ([`crate::topology::Topology`], the grounder's untyped nodes).
+pub const TOPOLOGY_RELATIONS: &str = "brick:feeds brick:isFedBy brick:hasPart brick:isPartOf \
+     brick:hasPoint brick:isPointOf brick:hasLocation brick:isLocationOf";
+
 /// The named graph holding DaemonIQ's bookkeeping about loaded sources.
 pub const META_GRAPH: &str = "urn:daemoniq:meta";
 /// Prefix of the named graph of each source file: this plus its relative path.

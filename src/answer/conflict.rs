@@ -45,6 +45,14 @@ pub struct Scan<'a> {
     pub top_k: usize,
     /// The chunks retrieved for the answer.
     pub hits: &'a [Scored],
+    /// Nodes of the kind the question asks whether or which feeds the
+    /// subject, when no fact answers that: the node a yes/no says stops
+    /// ("will room a-302 lose air if ahu-1 trips": AHU-1), or the
+    /// building's equipment of the kind asked ("what AHU is that room
+    /// really fed from": the air handlers). A document relating the
+    /// subject to other equipment of their kinds, and of no other kind,
+    /// contradicts the graph. Empty: the kinds of the facts' answer.
+    pub asked: Vec<String>,
 }
 
 /// Reads the chunks linked to a feeds question's subject for sentences the
@@ -84,11 +92,18 @@ pub async fn scan(
         retrieve::fuse(cfg, s.vector, found, Vec::new()),
     );
     let topo = view.topo;
-    let answer: Vec<String> = s
-        .facts
-        .iter()
-        .flat_map(|f| f.graph_ids.iter().skip(1).cloned())
-        .collect();
+    // The kind of equipment a contradicting document names: the graph
+    // answer's, or the stopped node's when a yes/no asks whether it feeds
+    // the subject (the other boxes of a range the AHU sequence lists are
+    // no other feeder).
+    let answer: Vec<String> = if s.asked.is_empty() {
+        s.facts
+            .iter()
+            .flat_map(|f| f.graph_ids.iter().skip(1).cloned())
+            .collect()
+    } else {
+        s.asked.clone()
+    };
     // What the graph relates the subject to along feeds, what it is part
     // of, and what feeds those (a room is fed through the zone it is part
     // of: "conference room A-302 … fed by AHU-2" agrees with the graph):

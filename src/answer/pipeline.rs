@@ -376,6 +376,7 @@ async fn engine(
         query::Outcome::Drafted {
             draft: Draft::Answer(mut answer, used),
             about_supply,
+            supplied,
         } => {
             answer.limitations = format!("Read {}. {}", said.join(", "), answer.limitations)
                 .trim_end()
@@ -383,6 +384,7 @@ async fn engine(
             query::Outcome::Drafted {
                 draft: Draft::Answer(answer, used),
                 about_supply,
+                supplied,
             }
         }
         o => o,
@@ -465,6 +467,7 @@ async fn draft(
     if let query::Outcome::Drafted {
         draft,
         about_supply,
+        supplied,
     } = outcome
     {
         trace.retrieval.mode = "none".into();
@@ -473,7 +476,8 @@ async fn draft(
         );
         return match draft {
             Draft::Answer(answer, used) if about_supply => {
-                let answer = contradicted(state, cfg, r, &snap, view, &q, answer, trace).await;
+                let answer =
+                    contradicted(state, cfg, r, &snap, view, &q, supplied, answer, trace).await;
                 Ok(Draft::Answer(answer, used))
             }
             d => Ok(d),
@@ -580,6 +584,7 @@ async fn draft(
         trace.conflicts = conflicts.iter().map(|c| c.note.clone()).collect();
         graph::answer(&q, &step.facts, &conflicts)
     } else {
+        let retrieved = &found;
         let Retrieval {
             hits,
             selected,
@@ -597,6 +602,27 @@ async fn draft(
         };
         let (draft, measured) = documents::answer(docs.as_deref(), cfg, &q, found).await?;
         trace.answerability = measured;
+        let draft = match draft {
+            Draft::Answer(answer, used) => {
+                let scan = (&step, retrieved, r.top_k);
+                match contradicted_quote(
+                    docs.as_deref(),
+                    cfg,
+                    &snap,
+                    view,
+                    &q,
+                    scan,
+                    &answer,
+                    trace,
+                )
+                .await?
+                {
+                    Some(reason) => Draft::Abstain(reason),
+                    None => Draft::Answer(answer, used),
+                }
+            }
+            d => d,
+        };
         match (draft, graph_refusal) {
             // The graph's reason says more than the documents' when
             // neither answers.
@@ -738,12 +764,13 @@ async fn contradicted(
     snap: &Snapshot,
     view: GraphView<'_>,
     q: &Question,
+    supplied: Option<(String, String)>,
     mut answer: Answer,
     trace: &mut Trace,
 ) -> Answer {
     let t = Instant::now();
     let composed = trace.graph.clone();
-    let found = contradictions(state, cfg, r, snap, view, q, trace).await;
+    let found = contradictions(state, cfg, r, snap, view, q, supplied, trace).await;
     trace.graph = composed;
     trace.stages_ms.insert("conflicts".into(), ms(t));
     let conflicts = match found {
@@ -771,6 +798,7 @@ async fn contradicted(
 
 /// The passages that contradict the graph's supply facts about the
 /// question's subject (none without a document service).
+#[allow(clippy::too_many_arguments)]
 async fn contradictions(
     state: &AppState,
     cfg: &AnswerConfig,
@@ -778,6 +806,7 @@ async fn contradictions(
     snap: &Snapshot,
     view: GraphView<'_>,
     q: &Question,
+    supplied: Option<(String, String)>,
     trace: &mut Trace,
 ) -> Result<Vec<conflict::Conflict>, Fault> {
     let docs = state.docs();
@@ -786,26 +815,109 @@ async fn contradictions(
     };
     // The composed answer is about supply, whatever words said so ("will
     // room a-302 lose air if ahu-1 trips"): the documents are checked
-    // against the graph's supply facts of the nodes it names.
+    // against the graph's supply facts of the nodes it names, the node
+    // whose supply a yes/no asks of first.
     let mut q = q.clone();
+    let (at, stopped) = match &supplied {
+        Some((n, stopped)) => (q.named.iter().position(|x| x == n), Some(stopped.as_str())),
+        None => (None, None),
+    };
+    if let Some(at) = at {
+        let n = q.named.remove(at);
+        q.named.insert(0, n);
+    }
     if !q.reading.asks_feeds() {
         q.reading.push(Intent::Downstream);
     }
     let q = &q;
     let step = gather::graph(state.store.as_ref(), view, q, trace).await?;
     // No supply fact of the old fact builders: nothing a passage could
-    // contradict, so nothing to search.
-    if !step.facts.iter().any(|f| !f.negative) {
+    // contradict, so nothing to search; but the composed yes/no is one.
+    if at.is_none() && !step.facts.iter().any(|f| !f.negative) {
         return Ok(Vec::new());
     }
     let found =
         gather::documents(Some(docs), cfg, q, &step.graph_ids, r.top_k, true, trace).await?;
-    let scan = conflict_scan(q, &step, &found, r.top_k);
+    let asked: Vec<String> = at.and(stopped).map(str::to_owned).into_iter().collect();
+    let scan = conflict_scan(q, &step, &found, r.top_k).map(|s| conflict::Scan { asked, ..s });
     let decisions = &mut trace.retrieval.decisions;
     let conflicts = scan_conflicts(docs, cfg, snap, view, scan, decisions).await?;
     let used: Vec<usize> = conflicts.iter().filter_map(|c| c.used).collect();
     trace.chunks = trace_chunks(&found.hits, found.selected, &used);
     Ok(conflicts)
+}
+
+/// A document answer to what feeds a named node, or whether a unit does,
+/// that quotes a sentence the building graph contradicts ("2024-06-11 —
+/// VAV-3-02 (served by AHU-1): occupants of conference room A-302 …",
+/// asked which AHU the conference room is fed from) is no answer: graph
+/// truth wins. The passages are read as the conflict scan reads them, for
+/// equipment of the kinds the question asks; a conflict in a quoted
+/// sentence is the reason to abstain, and is in the trace. None when the
+/// quote stands.
+#[allow(clippy::too_many_arguments)]
+async fn contradicted_quote(
+    docs: Option<&DocService>,
+    cfg: &AnswerConfig,
+    snap: &Snapshot,
+    view: GraphView<'_>,
+    q: &Question,
+    (step, found, top_k): (&gather::GraphStep, &Retrieval, usize),
+    answer: &Answer,
+    trace: &mut Trace,
+) -> Result<Option<Reason>, Fault> {
+    let Some(docs) = docs else {
+        return Ok(None);
+    };
+    if !q.reading.asks_feeds() || q.named.is_empty() {
+        return Ok(None);
+    }
+    let asked: Vec<String> = q
+        .grounding
+        .equipment_types
+        .iter()
+        .filter_map(|t| t.brick_class.as_deref())
+        .map(|c| {
+            if c.contains(':') {
+                crate::vocab::expand(c)
+            } else {
+                crate::vocab::brick(c)
+            }
+        })
+        .flat_map(|k| view.instances_of(&k).map(str::to_owned).collect::<Vec<_>>())
+        .collect();
+    if asked.is_empty() {
+        return Ok(None);
+    }
+    let scan = conflict_scan(q, step, found, top_k).map(|s| conflict::Scan { asked, ..s });
+    let conflicts =
+        scan_conflicts(docs, cfg, snap, view, scan, &mut trace.retrieval.decisions).await?;
+    let quoted: Vec<String> = answer
+        .evidence
+        .iter()
+        .filter_map(|e| e.excerpt.as_deref())
+        .map(crate::text::squash)
+        .collect();
+    let notes: Vec<String> = conflicts
+        .iter()
+        .filter(|c| {
+            c.evidence
+                .excerpt
+                .as_deref()
+                .map(crate::text::squash)
+                .is_some_and(|s| quoted.iter().any(|q| q.contains(&s)))
+        })
+        .map(|c| c.note.clone())
+        .collect();
+    if notes.is_empty() {
+        return Ok(None);
+    }
+    tracing::info!(
+        conflicts = notes.len(),
+        "the quoted passage says what the building graph does not; not quoted as the answer"
+    );
+    trace.conflicts = notes.clone();
+    Ok(Some(Reason::Contradicted(notes)))
 }
 
 /// What the conflict scan reads: the question, the graph step's facts and
@@ -823,6 +935,7 @@ fn conflict_scan<'a>(
         vector: found.vector.as_deref()?,
         top_k,
         hits: &found.hits,
+        asked: Vec::new(),
     })
 }
 

@@ -66,6 +66,10 @@ pub enum Reason {
     CheckFailed(String),
     /// The check could not reach the store.
     CheckUnavailable,
+    /// The passage the documents would answer with relates a named node
+    /// to equipment the building graph does not relate it to (the notes
+    /// of the conflicts found): graph truth wins over the quote.
+    Contradicted(Vec<String>),
     /// A graph question this building's data cannot answer.
     Unsupported {
         /// What the question asks, as understood.
@@ -94,6 +98,7 @@ impl Reason {
             | Self::SelectionUntraced
             | Self::CheckFailed(_)
             | Self::CheckUnavailable
+            | Self::Contradicted(_)
             | Self::Unsupported { .. } => RefusalType::InsufficientGrounding,
         }
     }
@@ -153,6 +158,10 @@ impl Reason {
             Self::CheckUnavailable => {
                 "The evidence could not be checked against the store.".to_owned()
             }
+            Self::Contradicted(notes) => format!(
+                "The passage found says what the building graph does not, so it is not quoted as the answer. {}",
+                notes.join(" ")
+            ),
             Self::Unsupported { understood, why } => format!(
                 "Understood the question as asking for {understood}, but {why}, so the graph cannot answer it."
             ),
@@ -190,6 +199,9 @@ impl Reason {
             Self::SelectionUntraced => "Select text from a document DaemonIQ has ingested.",
             Self::CheckFailed(_) => "Report this question; the trace shows what was drafted.",
             Self::CheckUnavailable => "Try again shortly.",
+            Self::Contradicted(_) => {
+                "Ask the graph directly (\"what feeds …\") or check the document against the model: GET /api/topology/upstream?id=…"
+            }
             Self::Unsupported { .. } => {
                 "Check what the model records with GET /api/topology/node?id=… or a SPARQL query; the relation may be modelled under another name."
             }

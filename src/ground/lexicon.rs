@@ -607,11 +607,11 @@ impl Lexicon {
             format!(
                 "{PREFIXES}SELECT DISTINCT ?n WHERE {{
                    VALUES ?g {{ {values} }}
-                   VALUES ?p {{ brick:feeds brick:isFedBy brick:hasPart brick:isPartOf
-                               brick:hasPoint brick:isPointOf brick:hasLocation brick:isLocationOf }}
+                   VALUES ?p {{ {relations} }}
                    GRAPH ?g {{ {{ ?n ?p ?o }} UNION {{ ?o ?p ?n }} }}
                    FILTER(isIRI(?n) && NOT EXISTS {{ GRAPH ?g {{ ?n a ?t }} }})
-                 }} ORDER BY ?n"
+                 }} ORDER BY ?n",
+                relations = vocab::TOPOLOGY_RELATIONS
             ),
         )
         .await?;

@@ -41,6 +41,11 @@ pub enum Outcome {
         draft: Draft,
         /// Supply from or to a named node.
         about_supply: bool,
+        /// The node whose supply a yes/no asks of when another stops, and
+        /// the node that stops ("will room a-302 lose air if ahu-1 trips":
+        /// Room A-302, AHU-1): the documents are checked about the first,
+        /// not the first node named.
+        supplied: Option<(String, String)>,
     },
     /// Not a question the engine composes.
     Pass,
@@ -126,6 +131,7 @@ fn abstain(plan: &Plan, why: String, trace: &mut Trace, t: Instant) -> Outcome {
             why,
         }),
         about_supply: false,
+        supplied: None,
     }
 }
 
@@ -208,6 +214,7 @@ pub async fn answer(
             return Ok(Outcome::Drafted {
                 draft: Draft::Abstain(Reason::Unsupported { understood, why }),
                 about_supply: false,
+                supplied: None,
             });
         }
         Reading::Plan(plan) => plan,
@@ -340,9 +347,17 @@ pub async fn answer(
         l.rel == plan::Rel::Feeds
             && (matches!(l.from, plan::Slot::Node(_)) || matches!(l.to, plan::Slot::Node(_)))
     });
+    let supplied = match (&plan.stopped, plan.shape) {
+        (Some(stopped), Shape::Yes) => plan.body.links.iter().find_map(|l| match &l.to {
+            plan::Slot::Node(n) if l.rel == plan::Rel::Feeds => Some((n.clone(), stopped.clone())),
+            _ => None,
+        }),
+        _ => None,
+    };
     Ok(Outcome::Drafted {
         draft,
         about_supply,
+        supplied,
     })
 }
 
@@ -639,6 +654,46 @@ fn instead(view: GraphView<'_>, plan: &Plan, r: &GraphResult) -> Option<String> 
     }
     let follow = Plan::new(Shape::List, "x", body, String::new());
     Some(follow.sparql())
+}
+
+/// For a chain of supply denied and what feeds the second node instead
+/// ([`instead`]): each feeder's path down to that node, through the space
+/// it is part of when the node is a room ("AHU-2 (via VAV-3-02, Zone
+/// A-302)"), the equipment a conflicting document may name.
+fn instead_paths(
+    view: GraphView<'_>,
+    plan: &Plan,
+    r: &GraphResult,
+) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    let Some(l) = denied(plan, r) else {
+        return out;
+    };
+    let plan::Slot::Node(target) = &l.to else {
+        return out;
+    };
+    if l.rel != plan::Rel::Feeds || l.reach != plan::Reach::Transitive {
+        return out;
+    }
+    let topo = view.topo;
+    let way = crate::topology::Way::Upstream;
+    let own = topo.walk(target, way, 32);
+    for i in &r.instead {
+        let mut via = own.path_back(i);
+        if via.is_empty() {
+            via = topo
+                .containers(target)
+                .iter()
+                .map(|c| topo.walk(c, way, 32).path_back(i))
+                .find(|p| !p.is_empty())
+                .unwrap_or_default();
+        }
+        via.retain(|n| n != target);
+        if !via.is_empty() {
+            out.insert(i.clone(), via);
+        }
+    }
+    out
 }
 
 impl GraphResult {
@@ -949,6 +1004,7 @@ async fn draft(
     let understood = &plan.understood;
     let n = r.items.len();
     let via = paths(view, plan, &r.items);
+    let instead_via = instead_paths(view, plan, r);
     let no_path = BTreeMap::new();
     let text = match &plan.shape {
         // "is there a CO2 sensor on VAV-3-02": asked yes or no, answered
@@ -1053,7 +1109,7 @@ async fn draft(
                 };
                 format!(
                     "No: the building graph does not show that {claim}. {asked}: {}.",
-                    names(view, &r.instead, &no_path)
+                    names(view, &r.instead, &instead_via)
                 )
             }
         }
@@ -1174,6 +1230,7 @@ async fn draft(
         .iter()
         .chain(via.values().flatten())
         .chain(&r.instead)
+        .chain(instead_via.values().flatten())
     {
         if !cited.contains(i) {
             cited.push(i.clone());

@@ -383,7 +383,9 @@ pub struct Plan {
     pub choice: bool,
     /// What is listed loses its supply when this node stops ("if AHU-2
     /// trips, which rooms lose air"): the answer says what of it other
-    /// equipment of the node's kind also feeds.
+    /// equipment of the node's kind also feeds. Asked yes or no of another
+    /// node ("will room a-302 lose air if ahu-1 trips"), that node's supply
+    /// is what the documents are checked against.
     pub stopped: Option<String>,
 }
 

@@ -256,6 +256,36 @@ impl<'a> Parts<'a> {
             kind_spans: Vec::new(),
             stopped: None,
         };
+        // "will conf rm a-302 lose air? the service log has vav 3-02 on
+        // ahu-1": a statement after the question that says something of
+        // named nodes is what the asker was told, not what is asked. Its
+        // nodes are no part of the reading; the conflict scan reads it
+        // with the documents. Words after the question that name nothing
+        // ("trace the chw path", "room + floor") or only a name ("… it?
+        // vav 2-14") are still the question's.
+        let told = q
+            .lower
+            .rfind('?')
+            .map(|at| Span {
+                start: at + 1,
+                end: q.lower.len(),
+            })
+            .filter(|tail| {
+                let named: Vec<Span> = p
+                    .nodes
+                    .iter()
+                    .map(|n| n.span)
+                    .filter(|s| tail.covers(*s))
+                    .collect();
+                let said = p
+                    .words
+                    .iter()
+                    .any(|w| tail.covers(w.span) && !named.iter().any(|s| s.covers(w.span)));
+                !named.is_empty() && said
+            });
+        if let Some(told) = told {
+            p.explained.push(told);
+        }
         let g = &q.grounding;
         let mut found: Vec<(String, Span)> = Vec::new();
         for t in &g.equipment_types {
@@ -272,6 +302,7 @@ impl<'a> Parts<'a> {
         for e in g.entities.iter().filter(|e| e.kind == EntityKind::Class) {
             found.push((e.iri.clone(), e.span));
         }
+        found.retain(|(_, s)| told.is_none_or(|t| !t.covers(*s)));
         p.kind_spans = found.iter().map(|(_, s)| *s).collect();
         for (iri, span) in found {
             if p.nodes.iter().any(|n| n.span.covers(span)) {
@@ -327,6 +358,10 @@ impl<'a> Parts<'a> {
         p.name_words();
         p.subclass_words();
         p.scope();
+        if let Some(told) = told {
+            p.nodes.retain(|n| !told.covers(n.span));
+            p.classes.retain(|c| !told.covers(c.span));
+        }
         p.stopped = p.stopped_node();
         p
     }
@@ -344,9 +379,9 @@ impl<'a> Parts<'a> {
         // "how long can the rooms go without air if AHU-2 trips", "why do
         // the rooms lose air when it stops": a time, a way or a reason is
         // asked, not what it feeds ("how many" is a count of it).
-        let manner = self.words.iter().enumerate().any(|(i, w)| {
-            w.text == "why"
-                || (w.text == "how" && self.words.get(i + 1).is_none_or(|n| n.text != "many"))
+        let counts = self.cue_spans(Cue::CountPhrase);
+        let manner = self.words.iter().any(|w| {
+            self.cues.is(Cue::Reason, &w.text) && !counts.iter().any(|c| c.start == w.span.start)
         });
         if manner {
             return None;
@@ -394,7 +429,27 @@ impl<'a> Parts<'a> {
             self.explained.extend(lost);
         }
         // "shut off for maintenance", "going down tonight": why or when.
+        // "for a filter change": what it is stopped for, from "for" to the
+        // word of occasion, names no kind asked about.
         let occasion = self.cue_spans(Cue::Occasion);
+        for o in &occasion {
+            let before: Vec<&Word> = self
+                .words
+                .iter()
+                .filter(|w| w.span.end <= o.start)
+                .collect();
+            let opening = before
+                .iter()
+                .rev()
+                .take(4)
+                .find(|w| w.text == "for")
+                .map(|w| w.span.start);
+            if let Some(start) = opening {
+                let span = Span { start, end: o.end };
+                self.classes.retain(|c| !span.covers(c.span));
+                self.explained.push(span);
+            }
+        }
         self.explained.extend(occasion);
         self.explained.extend(stops);
         self.explained.extend(losses);
@@ -562,14 +617,33 @@ impl<'a> Parts<'a> {
                         .strip_suffix('s')
                         .is_some_and(|s| kinds.iter().any(|k| k == s))
             };
+            // "the conference room A-302", "corner office box 2-16": words
+            // said right before it, and before its kind's words, that the
+            // model's own description of the node says ("Conference room,
+            // interior, …") describe it.
+            let described: Vec<String> = self
+                .view
+                .topo
+                .comment(&n.iri)
+                .map(crate::text::words)
+                .unwrap_or_default();
+            let says = |w: &Word| {
+                w.text.len() > 2
+                    && (described.contains(&w.text)
+                        || w.text
+                            .strip_suffix('s')
+                            .is_some_and(|s| described.iter().any(|d| d == s)))
+            };
             let free = self.free_words();
             let mut edge = n.span.start;
+            let mut kind_said = true;
             for &k in free.iter().rev() {
                 let w = &self.words[k];
                 if w.span.end <= edge
                     && self.lower[w.span.end..edge].trim().is_empty()
-                    && of_kind(w)
+                    && ((kind_said && of_kind(w)) || says(w))
                 {
+                    kind_said &= of_kind(w);
                     self.explained.push(w.span);
                     edge = w.span.start;
                 }
@@ -1867,7 +1941,9 @@ fn stopped(p: &Parts<'_>, node: &str) -> Reading {
                 )],
                 ..Block::default()
             };
-            Reading::Plan(Box::new(Plan::new(Shape::Yes, X, body, understood)))
+            let mut plan = Plan::new(Shape::Yes, X, body, understood);
+            plan.stopped = Some(node.to_owned());
+            Reading::Plan(Box::new(plan))
         }
         _ => Reading::Unsupported {
             understood: format!("what loses its supply when {name} stops"),

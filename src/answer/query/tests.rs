@@ -1273,6 +1273,47 @@ async fn what_stops_with_a_named_node_is_what_it_feeds_through_any_chain() {
     }
 }
 
+/// What an operator says beside an outage question is read for what it is:
+/// what the stopped unit is down for ("for a filter change") names no kind
+/// asked about; a word the model's own description of a named room says
+/// ("the conference room 104") describes it; a statement after the
+/// question ("the log says …") is what the asker was told, whose nodes the
+/// reading leaves to the conflict scan. A word the description does not
+/// say is still unread.
+#[tokio::test]
+async fn what_is_said_beside_an_outage_question_is_read_for_what_it_is() {
+    let Some(b) = building("plant.ttl").await else {
+        return;
+    };
+    let q = "if ahu-1 is down for a filter change, which rooms lose air?";
+    let (_, got) = ask_answered(&b, q).await;
+    assert_eq!(got, set(&["Room_103", "Room_104"]), "{q}");
+    for (q, want) in [
+        (
+            "will the conference room 104 lose air if ahu-1 trips?",
+            "yes",
+        ),
+        (
+            "will room 104 lose air if vav-2 trips? the log says vav-1 is on ahu-1",
+            "yes",
+        ),
+        (
+            "if i shut vav-2 down for a filter change will the conference room 104 lose air? \
+             the service log has room 104 on vav-1 only",
+            "yes",
+        ),
+        (
+            "does room 102 lose air if vav-2 is shut down? vav-1 is on ahu-1",
+            "no",
+        ),
+    ] {
+        let (shape, got) = ask(&b, q).await;
+        assert_eq!((shape, got), (Shape::Yes, set(&[want])), "{q}");
+    }
+    let q = "will the corner room 104 lose air if ahu-1 trips?";
+    assert!(matches!(reading(&b, q), Reading::Unread { .. }), "{q}");
+}
+
 /// A node a real model relates but never types is named by its local name:
 /// Rice's AHU_5 … AHU_8 feed their boxes with no `rdf:type`. What stops
 /// with AHU_7 is what the model's own query says it feeds, through the
