@@ -349,11 +349,28 @@ async fn engine(
             snap.spelling.abbreviates(typed)
                 || (!snap.spelling.is_shorthand(typed) && snap.cues.is_cue_word(read))
         });
-        if matches!(outcome, query::Outcome::Pass)
-            && typos_only
-            && !q2.grounding.is_empty()
-            && !documents_hold_a_corrected_word(state, snap, &re.changes, trace).await?
-        {
+        if matches!(outcome, query::Outcome::Pass) && typos_only && !q2.grounding.is_empty() {
+            // A corrected word the documents hold is theirs, not a near
+            // miss ("stuffy"): it stays as typed, and the rest of the
+            // respelling ("conf rm" as "conference room") stands.
+            let held = documents_holding(state, snap, &re.changes, trace).await?;
+            let (re, q2) = if held.is_empty() {
+                (re, q2)
+            } else {
+                let Some(kept) = snap.spelling.respell_keeping(query_text, &held) else {
+                    return Ok((q, outcome));
+                };
+                let q3 = question(snap, &kept.text, view);
+                (kept, q3)
+            };
+            if q2.grounding.is_empty() || q2.reading.telemetry {
+                return Ok((q, outcome));
+            }
+            let said: Vec<String> = re
+                .changes
+                .iter()
+                .map(|(typed, read)| format!("\"{typed}\" as \"{read}\""))
+                .collect();
             trace.retrieval.decisions.push(format!(
                 "read {} for the graph facts and documents",
                 said.join(", ")
@@ -392,18 +409,19 @@ async fn engine(
     Ok((q2, outcome2))
 }
 
-/// Whether the documents hold a word the respelling corrected into a cue
-/// word: then it is a word the vocabulary lacks, not a typo ("locks" is
+/// The words the respelling corrected into a cue word that the documents
+/// hold (lower case): words the vocabulary lacks, not typos ("locks" is
 /// not "lacks" when the plant manual says "locked out"). The lexical index
 /// stems as it reads the chunks, so any form of the word counts.
-async fn documents_hold_a_corrected_word(
+async fn documents_holding(
     state: &AppState,
     snap: &Snapshot,
     changes: &[(String, String)],
     trace: &mut Trace,
-) -> Result<bool, Fault> {
+) -> Result<Vec<String>, Fault> {
+    let mut held = Vec::new();
     let Some(docs) = state.docs() else {
-        return Ok(false);
+        return Ok(held);
     };
     for (typed, _) in changes
         .iter()
@@ -423,10 +441,10 @@ async fn documents_hold_a_corrected_word(
             trace.retrieval.decisions.push(format!(
                 "\"{typed}\" is not respelled: the documents hold it"
             ));
-            return Ok(true);
+            held.push(typed.to_lowercase());
         }
     }
-    Ok(false)
+    Ok(held)
 }
 
 /// Steps 2–6: the drafted answer or abstention.
@@ -617,8 +635,13 @@ async fn draft(
                 )
                 .await?
                 {
-                    Some(reason) => Draft::Abstain(reason),
-                    None => Draft::Answer(answer, used),
+                    conflicts if conflicts.is_empty() => Draft::Answer(answer, used),
+                    conflicts => {
+                        let notes = conflicts.iter().map(|c| c.note.clone()).collect();
+                        graph_instead(state, &snap, view, &q, conflicts, trace)
+                            .await?
+                            .unwrap_or(Draft::Abstain(Reason::Contradicted(notes)))
+                    }
                 }
             }
             d => d,
@@ -765,7 +788,7 @@ async fn contradicted(
     view: GraphView<'_>,
     q: &Question,
     supplied: Option<(String, String)>,
-    mut answer: Answer,
+    answer: Answer,
     trace: &mut Trace,
 ) -> Answer {
     let t = Instant::now();
@@ -784,6 +807,13 @@ async fn contradicted(
             return answer;
         }
     };
+    overruled(answer, conflicts, trace)
+}
+
+/// The graph answer with the passages that say otherwise cited as
+/// overruled: each one's sentence in the answer, its note in the
+/// limitations and the trace, its chunk in the evidence.
+fn overruled(mut answer: Answer, conflicts: Vec<conflict::Conflict>, trace: &mut Trace) -> Answer {
     trace.conflicts = conflicts.iter().map(|c| c.note.clone()).collect();
     for c in conflicts {
         answer.answer.push(' ');
@@ -865,12 +895,12 @@ async fn contradicted_quote(
     (step, found, top_k): (&gather::GraphStep, &Retrieval, usize),
     answer: &Answer,
     trace: &mut Trace,
-) -> Result<Option<Reason>, Fault> {
+) -> Result<Vec<conflict::Conflict>, Fault> {
     let Some(docs) = docs else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     if !q.reading.asks_feeds() || q.named.is_empty() {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let asked: Vec<String> = q
         .grounding
@@ -887,7 +917,7 @@ async fn contradicted_quote(
         .flat_map(|k| view.instances_of(&k).map(str::to_owned).collect::<Vec<_>>())
         .collect();
     if asked.is_empty() {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let scan = conflict_scan(q, step, found, top_k).map(|s| conflict::Scan { asked, ..s });
     let conflicts =
@@ -898,8 +928,8 @@ async fn contradicted_quote(
         .filter_map(|e| e.excerpt.as_deref())
         .map(crate::text::squash)
         .collect();
-    let notes: Vec<String> = conflicts
-        .iter()
+    let quoted: Vec<conflict::Conflict> = conflicts
+        .into_iter()
         .filter(|c| {
             c.evidence
                 .excerpt
@@ -907,17 +937,82 @@ async fn contradicted_quote(
                 .map(crate::text::squash)
                 .is_some_and(|s| quoted.iter().any(|q| q.contains(&s)))
         })
-        .map(|c| c.note.clone())
         .collect();
-    if notes.is_empty() {
-        return Ok(None);
+    if !quoted.is_empty() {
+        tracing::info!(
+            conflicts = quoted.len(),
+            "the quoted passage says what the building graph does not; not quoted as the answer"
+        );
+        trace.conflicts = quoted.iter().map(|c| c.note.clone()).collect();
     }
+    Ok(quoted)
+}
+
+/// When the passage the documents would quote says otherwise than the
+/// graph about what feeds a named node ([`contradicted_quote`]): the
+/// graph's answer to that relation, asked in its own words ("which air
+/// handling unit feeds Room A-302?"), with the passage cited as
+/// overruled. None when the graph reader does not answer that either.
+async fn graph_instead(
+    state: &AppState,
+    snap: &Snapshot,
+    view: GraphView<'_>,
+    q: &Question,
+    conflicts: Vec<conflict::Conflict>,
+    trace: &mut Trace,
+) -> Result<Option<Draft>, Fault> {
+    let Some(subject) = q.subject(view) else {
+        return Ok(None);
+    };
+    let Some(kind) = q
+        .grounding
+        .equipment_types
+        .iter()
+        .find_map(|t| t.brick_class.as_deref())
+    else {
+        return Ok(None);
+    };
+    let iri = if kind.contains(':') {
+        crate::vocab::expand(kind)
+    } else {
+        crate::vocab::brick(kind)
+    };
+    let kind = view
+        .onto
+        .class(&iri)
+        .and_then(|c| c.label.clone())
+        .unwrap_or_else(|| kind.replace('_', " "));
+    let named = view.topo.label(&subject).unwrap_or(&subject);
+    let text = format!("which {} feeds {named}?", kind.to_lowercase());
+    let asked = question(snap, &text, view);
+    let mut composed = trace.clone();
+    let outcome = query::answer(
+        state.store.as_ref(),
+        view,
+        &asked,
+        &snap.cues,
+        &mut composed,
+    )
+    .await?;
+    let query::Outcome::Drafted {
+        draft: Draft::Answer(answer, used),
+        about_supply: true,
+        ..
+    } = outcome
+    else {
+        return Ok(None);
+    };
     tracing::info!(
-        conflicts = notes.len(),
-        "the quoted passage says what the building graph does not; not quoted as the answer"
+        "the graph answers what feeds the named node in place of the contradicted passage"
     );
-    trace.conflicts = notes.clone();
-    Ok(Some(Reason::Contradicted(notes)))
+    *trace = composed;
+    let mut answer = overruled(answer, conflicts, trace);
+    answer.limitations = format!(
+        "The passage the documents hold says otherwise than the building graph, which answers. {}",
+        answer.limitations
+    );
+    trace.graph.read_as = Some(text);
+    Ok(Some(Draft::Answer(answer, used)))
 }
 
 /// What the conflict scan reads: the question, the graph step's facts and

@@ -363,6 +363,12 @@ impl Spelling {
     /// underscores or other words by a hyphen ("hw_valve", "psz-ac-2") are
     /// names and are left as typed.
     pub fn respell(&self, text: &str) -> Option<Respelled> {
+        self.respell_keeping(text, &[])
+    }
+
+    /// [`Self::respell`], with the words of `kept` (lower case) left as
+    /// typed: words of the documents, not near misses ("stuffy").
+    pub fn respell_keeping(&self, text: &str, kept: &[String]) -> Option<Respelled> {
         // Shorthand of several words first ("carbon dioxide" → "co2").
         let mut changes = Vec::new();
         let mut phrased = text.to_owned();
@@ -406,7 +412,7 @@ impl Spelling {
                             .collect::<Vec<_>>(),
                     );
                 (!said).then(|| w.clone())
-            } else if lower.contains('-') {
+            } else if lower.contains('-') || kept.contains(&lower) {
                 None
             } else {
                 self.nearest(&lower)
@@ -579,6 +585,24 @@ mod tests {
         assert_eq!(s.spelled_word("HTG"), "heating");
         assert_eq!(s.spelled_word("rm"), "room");
         assert_eq!(s.spelled_word("valve"), "valve");
+    }
+
+    /// A word kept (one the documents hold) stays as typed; the rest of
+    /// the respelling stands.
+    #[test]
+    fn a_kept_word_is_left_as_typed_and_the_rest_respelled() {
+        let s = spelling();
+        let q = "zones downstram of ahu 1, htg vlv in rm 306?";
+        let r = s.respell_keeping(q, &["downstram".to_owned()]).unwrap();
+        assert_eq!(
+            r.text,
+            "zones downstram of ahu 1, heating valve in room 306?"
+        );
+        assert_eq!(r.changes.len(), 3);
+        assert_eq!(
+            s.respell_keeping("which equipmnt", &["equipmnt".to_owned()]),
+            None
+        );
     }
 
     #[test]
