@@ -78,6 +78,16 @@ pub const KNOWN_PREFIXES: &[(&str, &str)] = &[
     ("phScience", PH_SCIENCE),
 ];
 
+/// The IRI of a class the grounder names: `prefix:local` expanded, a bare
+/// local name as Brick's ("Air_Handling_Unit").
+pub fn class_iri(name: &str) -> String {
+    if name.contains(':') {
+        expand(name)
+    } else {
+        brick(name)
+    }
+}
+
 /// Expands `prefix:local` with a known prefix; returns other strings unchanged.
 pub fn expand(name: &str) -> String {
     if let Some((prefix, local)) = name.split_once(':')

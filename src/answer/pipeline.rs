@@ -882,9 +882,8 @@ async fn contradictions(
 /// VAV-3-02 (served by AHU-1): occupants of conference room A-302 …",
 /// asked which AHU the conference room is fed from) is no answer: graph
 /// truth wins. The passages are read as the conflict scan reads them, for
-/// equipment of the kinds the question asks; a conflict in a quoted
-/// sentence is the reason to abstain, and is in the trace. None when the
-/// quote stands.
+/// equipment of the kinds the question asks; returns the conflicts in
+/// quoted sentences (in the trace too), none when the quote stands.
 #[allow(clippy::too_many_arguments)]
 async fn contradicted_quote(
     docs: Option<&DocService>,
@@ -907,13 +906,7 @@ async fn contradicted_quote(
         .equipment_types
         .iter()
         .filter_map(|t| t.brick_class.as_deref())
-        .map(|c| {
-            if c.contains(':') {
-                crate::vocab::expand(c)
-            } else {
-                crate::vocab::brick(c)
-            }
-        })
+        .map(crate::vocab::class_iri)
         .flat_map(|k| view.instances_of(&k).map(str::to_owned).collect::<Vec<_>>())
         .collect();
     if asked.is_empty() {
@@ -972,11 +965,7 @@ async fn graph_instead(
     else {
         return Ok(None);
     };
-    let iri = if kind.contains(':') {
-        crate::vocab::expand(kind)
-    } else {
-        crate::vocab::brick(kind)
-    };
+    let iri = crate::vocab::class_iri(kind);
     let kind = view
         .onto
         .class(&iri)

@@ -219,14 +219,6 @@ const LOOSE: f64 = 0.8;
 /// A class with at least this many subclasses is a generic word.
 const GENERIC_KINDS: usize = 150;
 
-fn class_iri(name: &str) -> String {
-    if name.contains(':') {
-        vocab::expand(name)
-    } else {
-        vocab::brick(name)
-    }
-}
-
 impl<'a> Parts<'a> {
     fn new(q: &'a Question, cues: &'a Cues, view: GraphView<'a>) -> Self {
         let words = words_of(&q.lower);
@@ -290,12 +282,12 @@ impl<'a> Parts<'a> {
         let mut found: Vec<(String, Span)> = Vec::new();
         for t in &g.equipment_types {
             if let Some(c) = &t.brick_class {
-                found.push((class_iri(c), t.span));
+                found.push((vocab::class_iri(c), t.span));
             }
         }
         for t in &g.point_types {
             if let Some(c) = &t.brick_class {
-                found.push((class_iri(c), t.span));
+                found.push((vocab::class_iri(c), t.span));
                 p.loose |= t.confidence < LOOSE;
             }
         }
