@@ -1081,6 +1081,15 @@ impl Cues {
         self.list(cue).iter().any(|w| w == word)
     }
 
+    /// Whether a question (`lower`: its text in lower case, `first`: its
+    /// first word) opens as a yes/no question does: with a word of
+    /// dq:cue_yes_no ("is", "does", "can") that is not a contraction read
+    /// without its apostrophe ("we're shutting AHU-6 off …" opens with no
+    /// "were").
+    pub fn opens_yes_no(&self, first: &str, lower: &str) -> bool {
+        self.is(Cue::YesNo, first) && !opens_with_contraction(lower)
+    }
+
     /// The words and phrases that ask for a value: dq:cue_number's (a
     /// number: "how many degrees", "setpoint") and dq:cue_quantity's (a
     /// quantity, stated or not: "how often", "interval").
@@ -1170,7 +1179,9 @@ impl Cues {
 
     /// Whether the (lower-cased) text asks for a number: a count word, or
     /// a count phrase not bound to the noun before it ("the number of
-    /// boxes" counts, "the serial number of CH-1" names a property).
+    /// boxes" counts, "the serial number of CH-1" names a property; so
+    /// does one opening a clause after a name and a colon or a dash:
+    /// "HWP2: number of coils it supplies").
     pub fn asks_count(&self, lower: &str) -> bool {
         if words(lower).iter().any(|w| self.is(Cue::Count, w)) {
             return true;
@@ -1180,10 +1191,11 @@ impl Cues {
                 let before = lower[..at].split_whitespace().next_back();
                 !phrase.starts_with("number")
                     || before.is_none_or(|w| {
-                        self.is(
-                            Cue::FunctionWord,
-                            w.trim_matches(|c: char| !c.is_alphanumeric()),
-                        )
+                        w.ends_with([':', ';', '-', '\u{2013}', '\u{2014}'])
+                            || self.is(
+                                Cue::FunctionWord,
+                                w.trim_matches(|c: char| !c.is_alphanumeric()),
+                            )
                     })
             })
         })
@@ -1896,6 +1908,9 @@ pub(crate) mod tests {
         assert!(c.asks_count("the number of boxes on ahu-2"));
         assert!(c.asks_count("number of points on vav-1"));
         assert!(c.asks_count("count the chillers"));
+        // Opening a clause after a name and a colon or a dash.
+        assert!(c.asks_count("hwp2: number of coils it supplies?"));
+        assert!(c.asks_count("ahu-2 - number of points?"));
         assert!(!c.asks_count("serial number of ch-1?"));
         assert!(!c.asks_count("part number of the vav-2-14 controller"));
     }

@@ -480,6 +480,24 @@ impl Topology {
         Walk { steps }
     }
 
+    /// What supplies a node: the upstream [`walk`](Self::walk) from it,
+    /// then, for what that does not reach, the upstream walk from each
+    /// thing it is part of, nearest first (a room is fed through the zone
+    /// it is part of: "AHU-2 (via VAV-3-02, Zone A-302)"). A node reached
+    /// through a container keeps its path back to that container, which
+    /// is not itself a step; the node itself is never one.
+    pub fn supply_walk(&self, iri: &str, depth: usize) -> Walk {
+        let mut walk = self.walk(iri, Way::Upstream, depth);
+        for c in self.containers(iri) {
+            for s in self.walk(&c, Way::Upstream, depth).steps {
+                if s.node != iri && !walk.reaches(&s.node) {
+                    walk.steps.push(s);
+                }
+            }
+        }
+        walk
+    }
+
     /// The API view of a walk: every node reached, nearest first, then by IRI.
     fn reached(&self, walk: &Walk) -> Vec<Reached> {
         let mut out: Vec<Reached> = walk
@@ -637,6 +655,35 @@ mod tests {
         let w = t.walk("ahu", Way::Downstream, 10);
         assert_eq!(w.nodes().collect::<Vec<_>>(), ["vav", "zone"]);
         assert_eq!(t.walk("ahu", Way::Downstream, 1).direct(), ["vav"]);
+    }
+
+    #[test]
+    fn what_supplies_a_room_is_found_through_the_zone_it_is_part_of() {
+        let t = topo(&[
+            ("ahu", Rel::Feeds, "vav"),
+            ("vav", Rel::Feeds, "zone"),
+            ("zone", Rel::HasPart, "room"),
+            ("boiler", Rel::Feeds, "radiator"),
+            ("radiator", Rel::Feeds, "room"),
+        ]);
+        // Nothing but the radiator feeds the room itself.
+        assert_eq!(
+            t.walk("room", Way::Upstream, 10)
+                .nodes()
+                .collect::<Vec<_>>(),
+            ["radiator", "boiler"]
+        );
+        // Its supply adds what feeds the zone, with the path through it;
+        // the zone itself is not supply.
+        let w = t.supply_walk("room", 10);
+        assert_eq!(
+            w.nodes().collect::<Vec<_>>(),
+            ["radiator", "boiler", "vav", "ahu"]
+        );
+        assert_eq!(w.path_back("ahu"), ["vav", "zone"]);
+        assert_eq!(w.path_back("boiler"), ["radiator", "room"]);
+        // A node with no container: its own walk.
+        assert_eq!(t.supply_walk("vav", 10), t.walk("vav", Way::Upstream, 10));
     }
 
     #[test]

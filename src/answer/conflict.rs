@@ -104,24 +104,7 @@ pub async fn scan(
     } else {
         s.asked.clone()
     };
-    // What the graph relates the subject to along feeds, what it is part
-    // of, and what feeds those (a room is fed through the zone it is part
-    // of: "conference room A-302 … fed by AHU-2" agrees with the graph):
-    // a document naming those does not contradict it.
-    let containers = topo.containers(&subject);
-    let related: HashSet<String> = topo
-        .walk(&subject, Way::Upstream, usize::MAX)
-        .nodes()
-        .chain(topo.walk(&subject, Way::Downstream, usize::MAX).nodes())
-        .map(str::to_owned)
-        .chain(containers.iter().flat_map(|c| {
-            topo.walk(c, Way::Upstream, usize::MAX)
-                .nodes()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        }))
-        .chain(containers.iter().cloned())
-        .collect();
+    let related = related_to(topo, &subject);
     let mut out: Vec<Conflict> = Vec::new();
     for chunk in linked
         .iter()
@@ -184,17 +167,41 @@ pub fn contradicting(
     related: &HashSet<String>,
     sentence: &str,
 ) -> Vec<String> {
-    let said = words(sentence);
-    let verb = cues.any(Cue::Relation, &said);
-    if !verb && !cues.any(Cue::On, &said) {
+    let Some(named) = relating(cues, grounder, sentence) else {
         return Vec::new();
+    };
+    let named: Vec<&Entity> = named.iter().collect();
+    contradicting_named(cues, topo, subject, answer, related, sentence, &named)
+}
+
+/// The nodes a sentence names, when it states a relation: a verb of supply
+/// or an "on"/"off" cue. None when it states none.
+fn relating(cues: &Cues, grounder: &Grounder, sentence: &str) -> Option<Vec<Entity>> {
+    let said = words(sentence);
+    if !cues.any(Cue::Relation, &said) && !cues.any(Cue::On, &said) {
+        return None;
     }
-    let g = grounder.ground(sentence);
-    let named: Vec<&Entity> = g
-        .entities
-        .iter()
-        .filter(|e| e.kind == EntityKind::Instance)
-        .collect();
+    Some(
+        grounder
+            .ground(sentence)
+            .entities
+            .into_iter()
+            .filter(|e| e.kind == EntityKind::Instance)
+            .collect(),
+    )
+}
+
+/// [`contradicting`] with the sentence's named nodes (`named`) found.
+fn contradicting_named(
+    cues: &Cues,
+    topo: &Topology,
+    subject: &str,
+    answer: &[String],
+    related: &HashSet<String>,
+    sentence: &str,
+    named: &[&Entity],
+) -> Vec<String> {
+    let verb = cues.any(Cue::Relation, &words(sentence));
     let Some(subject_at) = named.iter().find(|e| e.iri == subject) else {
         return Vec::new();
     };
@@ -205,6 +212,83 @@ pub fn contradicting(
         .filter(|z| topo.types(&z.iri).iter().any(|t| answer_types.contains(&t)))
         .filter(|z| verb || joined_by_on(cues, sentence, subject_at, z))
         .map(|z| z.iri.clone())
+        .collect()
+}
+
+/// What a quoted sentence says of a node's supply that the building graph
+/// does not ([`against_graph`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Against {
+    /// The node the sentence relates to other equipment.
+    pub node: String,
+    /// That equipment: the kind of what feeds the node in the graph, not
+    /// related to it there.
+    pub said: Vec<String>,
+    /// What feeds the node in the graph, one hop (through what it is part
+    /// of for a room).
+    pub feeders: Vec<String>,
+}
+
+/// The nodes a sentence relates to equipment that the building graph does
+/// not relate them to, of the kind of what feeds them there ("2024-06-11 —
+/// VAV-3-02 (served by AHU-1): …" where AHU-2 feeds VAV-3-02), read as
+/// [`contradicting`] reads a sentence about a question's subject, for each
+/// named node that something feeds. A sentence that also names one of the
+/// node's own feeders relates several units to their own equipment ("AHU-1
+/// serves VAV-1-01 …; AHU-2 serves …") and is not read against it.
+pub fn against_graph(
+    cues: &Cues,
+    grounder: &Grounder,
+    topo: &Topology,
+    sentence: &str,
+) -> Vec<Against> {
+    let Some(named) = relating(cues, grounder, sentence) else {
+        return Vec::new();
+    };
+    let named: Vec<&Entity> = named.iter().collect();
+    let mut out: Vec<Against> = Vec::new();
+    for x in &named {
+        let feeders: Vec<String> = topo
+            .supply_walk(&x.iri, 1)
+            .nodes()
+            .map(str::to_owned)
+            .collect();
+        if feeders.is_empty()
+            || named.iter().any(|z| feeders.contains(&z.iri))
+            || out.iter().any(|a| a.node == x.iri)
+        {
+            continue;
+        }
+        let related = related_to(topo, &x.iri);
+        let others = contradicting_named(cues, topo, &x.iri, &feeders, &related, sentence, &named);
+        if !others.is_empty() {
+            // The graph's feeders of the kinds said (AHU-2, not the hot
+            // water into the box's reheat coil).
+            let kinds: Vec<&String> = others.iter().flat_map(|o| topo.types(o)).collect();
+            let feeders = feeders
+                .into_iter()
+                .filter(|f| topo.types(f).iter().any(|t| kinds.contains(&t)))
+                .collect();
+            out.push(Against {
+                node: x.iri.clone(),
+                said: others,
+                feeders,
+            });
+        }
+    }
+    out
+}
+
+/// What the graph relates a node to along feeds, what it is part of, and
+/// what feeds those (a room is fed through the zone it is part of:
+/// "conference room A-302 … fed by AHU-2" agrees with the graph): a
+/// document naming those does not contradict it.
+fn related_to(topo: &Topology, node: &str) -> HashSet<String> {
+    topo.supply_walk(node, usize::MAX)
+        .nodes()
+        .chain(topo.walk(node, Way::Downstream, usize::MAX).nodes())
+        .map(str::to_owned)
+        .chain(topo.containers(node))
         .collect()
 }
 

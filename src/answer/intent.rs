@@ -313,9 +313,7 @@ pub fn read(
     let mut r = Reading {
         count: cues.asks_count(lower),
         telemetry: cues.in_text(Cue::Live, lower),
-        // "we're shutting AHU-6 off …" opens with no "were".
-        yes_no: w.first().is_some_and(|x| cues.is(Cue::YesNo, x))
-            && !crate::text::opens_with_contraction(lower),
+        yes_no: w.first().is_some_and(|x| cues.opens_yes_no(x, lower)),
         // How often is asked for a frequency, which a passage states or not.
         number: cues.says(Cue::Number, lower) || cues.says(Cue::Frequency, lower),
         ..Reading::default()

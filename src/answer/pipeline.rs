@@ -635,7 +635,13 @@ async fn draft(
                 )
                 .await?
                 {
-                    conflicts if conflicts.is_empty() => Draft::Answer(answer, used),
+                    conflicts if conflicts.is_empty() => {
+                        let (hits, quoted) = (&retrieved.hits, used.as_slice());
+                        let answer =
+                            noted_against_graph(state, &snap, view, answer, (hits, quoted), trace)
+                                .await?;
+                        Draft::Answer(answer, used)
+                    }
                     conflicts => {
                         let notes = conflicts.iter().map(|c| c.note.clone()).collect();
                         graph_instead(state, &snap, view, &q, conflicts, trace)
@@ -939,6 +945,81 @@ async fn contradicted_quote(
         trace.conflicts = quoted.iter().map(|c| c.note.clone()).collect();
     }
     Ok(quoted)
+}
+
+/// A documents answer whose quoted sentence relates a node to equipment
+/// the building graph does not relate it to ("2024-06-11 — VAV-3-02
+/// (served by AHU-1): …", quoted for what was wrong with the conference
+/// room's CO2 reading): the quote stands for what else it says, and the
+/// answer says what the graph has, cites the graph for it and notes the
+/// conflict (graph truth wins). `quoted`: the hits the answer quotes.
+async fn noted_against_graph(
+    state: &AppState,
+    snap: &Snapshot,
+    view: GraphView<'_>,
+    mut answer: Answer,
+    (hits, quoted): (&[Scored], &[usize]),
+    trace: &mut Trace,
+) -> Result<Answer, Fault> {
+    let documents: Vec<&str> = quoted
+        .iter()
+        .filter_map(|i| hits.get(*i))
+        .map(|h| h.hit.payload.source_ref.as_str())
+        .collect();
+    let mut found: Vec<(String, conflict::Against)> = Vec::new();
+    for e in &answer.evidence {
+        let (Some(excerpt), Some(file)) = (&e.excerpt, e.file_paths.first()) else {
+            continue;
+        };
+        if !documents.contains(&file.as_str()) {
+            continue;
+        }
+        for sentence in crate::text::sentences(excerpt) {
+            for a in conflict::against_graph(&snap.cues, &snap.grounder, view.topo, &sentence) {
+                if !found
+                    .iter()
+                    .any(|(_, b)| b.node == a.node && b.said == a.said)
+                {
+                    found.push((file.clone(), a));
+                }
+            }
+        }
+    }
+    if found.is_empty() {
+        return Ok(answer);
+    }
+    tracing::info!(
+        conflicts = found.len(),
+        "a quoted sentence says of supply what the building graph does not; the graph noted beside it"
+    );
+    let name = |n: &String| view.topo.label(n).unwrap_or(n).to_owned();
+    for (file, a) in found {
+        let node = name(&a.node);
+        let feeders = a.feeders.iter().map(name).collect::<Vec<_>>().join(", ");
+        let said = a.said.iter().map(name).collect::<Vec<_>>().join(", ");
+        let note = format!(
+            "Conflict: {file} associates {node} with {said}, which the building graph does not; graph truth wins."
+        );
+        answer.answer.push_str(&format!(
+            " The building graph has {node} fed by {feeders}, not {said}."
+        ));
+        answer.limitations.push(' ');
+        answer.limitations.push_str(&note);
+        trace.conflicts.push(note);
+        let ids: Vec<String> = std::iter::once(a.node).chain(a.feeders).collect();
+        let stating = query::files_stating(state.store.as_ref(), &ids).await?;
+        for ((_, path), (ids, record)) in stating {
+            answer.evidence.push(super::EvidenceItem {
+                graph_ids: ids,
+                file_paths: vec![path],
+                excerpt: Some(format!("{node} is fed by {feeders}")),
+                source_sha: Some(record.sha256.clone()),
+            });
+            answer.timestamp =
+                super::compose::newest([answer.timestamp.clone(), record.updated_at.to_rfc3339()]);
+        }
+    }
+    Ok(answer)
 }
 
 /// When the passage the documents would quote says otherwise than the

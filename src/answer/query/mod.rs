@@ -302,6 +302,9 @@ pub async fn answer(
             chain_instead(view, &plan).map(|p| (p, "along the chain of supply")),
             container_instead(view, &plan).map(|p| (p, "the space the named one is part of")),
             spaces_instead(view, &plan).map(|p| (p, "the spaces the places asked are made of")),
+            part_of_instead(view, &plan).map(|p| (p, "one kind asked as a part of the other")),
+            part_reversed_instead(view, &plan).map(|p| (p, "the part the other way round")),
+            feeds_instead_of_parts(view, &plan).map(|p| (p, "what feeds them, as no part can be")),
         ];
         for (other, how) in follow_ups.into_iter().flatten() {
             let q2 = other.sparql_with(&classes);
@@ -554,6 +557,227 @@ fn container_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
     Some(other)
 }
 
+/// For a list or count of what stands in one relation to nodes of two
+/// kinds ("which pumps serve the ahu cooling coils": the pump feeding an
+/// AHU and a cooling coil), found empty, when the model makes nodes of
+/// one kind parts of nodes of the other: the relation to nodes of the one
+/// kind that are part of nodes of the other (the pumps feeding a cooling
+/// coil that is part of an AHU). The words name the coil by the unit it
+/// belongs to; "None" would deny what the model states.
+fn part_of_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
+    if !plain_list(plan) {
+        return None;
+    }
+    let [l1, l2] = plan.body.links.as_slice() else {
+        return None;
+    };
+    // The shared end and the two others: what feeds both, or what both
+    // feed ("which boxes do the ahu supply fans feed").
+    let (shared, a, b) = if l1.from == l2.from {
+        (&l1.from, &l1.to, &l2.to)
+    } else if l1.to == l2.to {
+        (&l1.to, &l1.from, &l2.from)
+    } else {
+        return None;
+    };
+    let (plan::Slot::Var(x), plan::Slot::Var(a), plan::Slot::Var(b)) = (shared, a, b) else {
+        return None;
+    };
+    if l1.rel != l2.rel || l1.reach != l2.reach || a == b || x == a || x == b {
+        return None;
+    }
+    let (ca, cb) = (class_of(plan, a)?, class_of(plan, b)?);
+    // Which kind is part of the other in the model, if either is.
+    let within = |part: &str, whole: &str| parts_of_kind(view, part, whole);
+    let (whole, whole_class, part, part_class) = if within(&cb, &ca) {
+        (a, &ca, b, &cb)
+    } else if within(&ca, &cb) {
+        (b, &cb, a, &ca)
+    } else {
+        return None;
+    };
+    let mut other = plan.clone();
+    let whole_slot = plan::Slot::Var(whole.clone());
+    other
+        .body
+        .links
+        .retain(|l| l.to != whole_slot && l.from != whole_slot);
+    other.body.links.push(plan::Link {
+        rel: plan::Rel::Part,
+        from: plan::Slot::Var(whole.clone()),
+        to: plan::Slot::Var(part.clone()),
+        reach: plan::Reach::Transitive,
+        not_through: Vec::new(),
+    });
+    let label = |c: &str| class_label(view, c);
+    let (w, p) = (label(whole_class), label(part_class));
+    let (p, w) = (read::indefinite(&p), read::indefinite(&w));
+    let read_as = format!("{p} that is part of {w}");
+    other.understood = [format!("{w} and {p}"), format!("{p} and {w}")]
+        .iter()
+        .find(|said| plan.understood.contains(said.as_str()))
+        .map_or_else(
+            || format!("{}, read as {read_as}", plan.understood),
+            |said| plan.understood.replacen(said.as_str(), &read_as, 1),
+        );
+    Some(other)
+}
+
+/// For a list or count of a kind asked with nodes of other kinds as its
+/// parts ("chw pumps on the ahu cooling coils" read as the pumps with an
+/// AHU and a cooling coil), found empty, when the model never makes the
+/// asked kind a part of any of those kinds nor any of them a part of it:
+/// the part reading cannot hold in this model, and a kind said "on"
+/// equipment it serves is what feeds it (the pumps feeding a cooling coil
+/// that is part of an AHU, [`part_of_instead`] when both kinds are asked).
+fn feeds_instead_of_parts(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
+    if !plain_list(plan) || plan.body.links.is_empty() {
+        return None;
+    }
+    let target = plan::Slot::Var(plan.target.clone());
+    let asked = class_of(plan, &plan.target)?;
+    let mut others: Vec<(String, String)> = Vec::new();
+    for l in &plan.body.links {
+        let other = match (&l.from, &l.to) {
+            (f, plan::Slot::Var(o)) if l.rel == plan::Rel::Part && *f == target => o,
+            _ => return None,
+        };
+        others.push((other.clone(), class_of(plan, other)?));
+    }
+    if others.iter().any(|(_, c)| {
+        view.onto.is_a(c, &crate::vocab::brick("Point"))
+            || parts_of_kind(view, c, &asked)
+            || parts_of_kind(view, &asked, c)
+    }) {
+        return None;
+    }
+    let mut other = plan.clone();
+    other.body.links = others
+        .iter()
+        .map(|(v, _)| plan::Link {
+            rel: plan::Rel::Feeds,
+            from: target.clone(),
+            to: plan::Slot::Var(v.clone()),
+            reach: plan::Reach::Direct,
+            not_through: Vec::new(),
+        })
+        .collect();
+    let label = |c: &str| class_label(view, c);
+    let fed: Vec<String> = others
+        .iter()
+        .map(|(_, c)| read::indefinite(&label(c)))
+        .collect();
+    other.understood = format!("the {} feeding {}", label(&asked), fed.join(" and "));
+    if other.shape == Shape::Count {
+        other.understood = format!("how many: {}", other.understood);
+    }
+    Some(part_of_instead(view, &other).unwrap_or(other))
+}
+
+/// Whether a plan lists or counts what stands in its links alone: no
+/// count condition, absence or alternatives.
+fn plain_list(plan: &Plan) -> bool {
+    matches!(plan.shape, Shape::List | Shape::Count)
+        && plan.having.is_none()
+        && plan.absent.is_empty()
+        && plan.body.any_of.is_empty()
+}
+
+/// A class's label, else its local name in words.
+fn class_label(view: GraphView<'_>, class: &str) -> String {
+    view.onto
+        .class(class)
+        .and_then(|k| k.label.clone())
+        .unwrap_or_else(|| crate::vocab::local_name(class).replace('_', " "))
+}
+
+/// The one class a plan's variable `v` is asked to be, if one.
+fn class_of(plan: &Plan, v: &str) -> Option<String> {
+    let of: Vec<&String> = plan
+        .body
+        .types
+        .iter()
+        .filter(|(s, _)| *s == plan::Slot::Var(v.to_owned()))
+        .map(|(_, c)| c)
+        .collect();
+    match of.as_slice() {
+        [c] => Some((*c).clone()),
+        _ => None,
+    }
+}
+
+/// Whether the model makes a node of class `part` a part of a node of
+/// class `whole` (through any chain of parts).
+fn parts_of_kind(view: GraphView<'_>, part: &str, whole: &str) -> bool {
+    let wholes: std::collections::HashSet<&str> = view.instances_of(whole).collect();
+    view.instances_of(part).any(|n| {
+        view.topo
+            .containers(n)
+            .iter()
+            .any(|c| wholes.contains(c.as_str()))
+    })
+}
+
+/// For a list or count with one kind asked to have another as a part
+/// ("the reheat coils it supplies in the VAV boxes" read as coils with a
+/// VAV box), found empty, when the model makes the second a part of the
+/// first never, and the first a part of the second: the part the other way
+/// round (the coils that are part of a VAV box). "None" would deny what the
+/// model states.
+fn part_reversed_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
+    if !plain_list(plan) {
+        return None;
+    }
+    let var_part = |l: &plan::Link| {
+        l.rel == plan::Rel::Part
+            && matches!((&l.from, &l.to), (plan::Slot::Var(_), plan::Slot::Var(_)))
+    };
+    let at = {
+        let mut parts = plan
+            .body
+            .links
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| var_part(l));
+        let (at, _) = parts.next()?;
+        if parts.next().is_some() {
+            return None;
+        }
+        at
+    };
+    let l = &plan.body.links[at];
+    let (plan::Slot::Var(a), plan::Slot::Var(b)) = (&l.from, &l.to) else {
+        return None;
+    };
+    let (whole, part) = (class_of(plan, a)?, class_of(plan, b)?);
+    if parts_of_kind(view, &part, &whole) || !parts_of_kind(view, &whole, &part) {
+        return None;
+    }
+    let mut other = plan.clone();
+    let link = &mut other.body.links[at];
+    std::mem::swap(&mut link.from, &mut link.to);
+    let label = |c: &str| class_label(view, c);
+    let part = label(&part);
+    let read_as = format!(", each part of {}", read::indefinite(&part));
+    // The reader may have said the article before the class as typed.
+    let said = [
+        format!(" with {}", read::indefinite(&part)),
+        format!(" with a {part}"),
+    ]
+    .into_iter()
+    .find(|said| plan.understood.contains(said.as_str()));
+    other.understood = if let Some(said) = said {
+        plan.understood.replacen(&said, &read_as, 1)
+    } else {
+        format!(
+            "{}, read as {}{read_as}",
+            plan.understood,
+            read::indefinite(&label(&whole))
+        )
+    };
+    Some(other)
+}
+
 /// For a list or count of places that have a point of a kind ("which
 /// zones have co2 sensors"), found empty: models hang a space's sensors on
 /// its rooms (rice_brick.ttl: a zone's CO2 sensors are points of its
@@ -675,19 +899,9 @@ fn instead_paths(
     if l.rel != plan::Rel::Feeds || l.reach != plan::Reach::Transitive {
         return out;
     }
-    let topo = view.topo;
-    let way = crate::topology::Way::Upstream;
-    let own = topo.walk(target, way, 32);
+    let supply = view.topo.supply_walk(target, 32);
     for i in &r.instead {
-        let mut via = own.path_back(i);
-        if via.is_empty() {
-            via = topo
-                .containers(target)
-                .iter()
-                .map(|c| topo.walk(c, way, 32).path_back(i))
-                .find(|p| !p.is_empty())
-                .unwrap_or_default();
-        }
+        let mut via = supply.path_back(i);
         via.retain(|n| n != target);
         if !via.is_empty() {
             out.insert(i.clone(), via);
@@ -874,7 +1088,12 @@ fn paths(view: GraphView<'_>, plan: &Plan, items: &[String]) -> BTreeMap<String,
             out.extend(through_parts(view, anchor, way, &l.not_through, items));
             continue;
         }
-        let walk = view.topo.walk(anchor, way, 32);
+        // What feeds a room is found through the zone it is part of, as
+        // the composed query finds it (the rooms of a fed zone).
+        let walk = match way {
+            crate::topology::Way::Upstream => view.topo.supply_walk(anchor, 32),
+            crate::topology::Way::Downstream => view.topo.walk(anchor, way, 32),
+        };
         for i in items {
             let mut via = walk.path_back(i);
             via.retain(|n| n != anchor);
@@ -1240,23 +1459,7 @@ async fn draft(
         // "None" about a class: cite the classes asked about.
         cited.extend(plan.body.types.iter().map(|(_, c)| c.clone()));
     }
-    let graphs = graphs_of(store, &cited).await?;
-    let sources = store.sources().await?;
-    let mut by_file: BTreeMap<(u8, String), (Vec<String>, &crate::store::SourceRecord)> =
-        BTreeMap::new();
-    for iri in &cited {
-        let Some(gs) = graphs.get(iri) else { continue };
-        // A model file first; the ontology only for what no model states.
-        let record = gs
-            .iter()
-            .filter_map(|g| sources.iter().find(|s| &s.graph == g))
-            .min_by_key(|s| (s.kind != GraphKind::Model, s.path.clone()));
-        if let Some(s) = record {
-            let key = (u8::from(s.kind != GraphKind::Model), s.path.clone());
-            let entry = by_file.entry(key).or_insert_with(|| (Vec::new(), s));
-            entry.0.push(iri.clone());
-        }
-    }
+    let by_file = files_stating(store, &cited).await?;
     if by_file.is_empty() {
         return Ok(Draft::Abstain(Reason::Unsupported {
             understood: understood.clone(),
@@ -1311,6 +1514,35 @@ async fn draft(
         },
         Vec::new(),
     ))
+}
+
+/// The source file that states each of `iris` (a model file first; the
+/// ontology only for what no model states), grouped by file, models
+/// first: each file's nodes in the order given, with its record. A node no
+/// file states is left out.
+pub(crate) async fn files_stating(
+    store: &dyn GraphStore,
+    iris: &[String],
+) -> Result<BTreeMap<(u8, String), (Vec<String>, crate::store::SourceRecord)>, Fault> {
+    let graphs = graphs_of(store, iris).await?;
+    let sources = store.sources().await?;
+    let mut by_file: BTreeMap<(u8, String), (Vec<String>, crate::store::SourceRecord)> =
+        BTreeMap::new();
+    for iri in iris {
+        let Some(gs) = graphs.get(iri) else { continue };
+        let record = gs
+            .iter()
+            .filter_map(|g| sources.iter().find(|s| &s.graph == g))
+            .min_by_key(|s| (s.kind != GraphKind::Model, s.path.clone()));
+        if let Some(s) = record {
+            let key = (u8::from(s.kind != GraphKind::Model), s.path.clone());
+            let entry = by_file
+                .entry(key)
+                .or_insert_with(|| (Vec::new(), s.clone()));
+            entry.0.push(iri.clone());
+        }
+    }
+    Ok(by_file)
 }
 
 /// The named graphs (source files) that state each node.

@@ -1550,7 +1550,7 @@ impl<'a> Parts<'a> {
                     "what" | "which" | "how" | "where" | "list" | "show" | "whats"
                 )
             });
-        (self.cues.is(Cue::YesNo, first) && !wh && !crate::text::opens_with_contraction(self.lower))
+        (self.cues.opens_yes_no(first, self.lower) && !wh)
             || self.lower.contains("yes or no")
             || (!wh && self.nodes.len() >= 2 && self.feeds_words())
             || (!wh && self.nodes.len() == 1 && first == "got")
@@ -2298,7 +2298,7 @@ fn has_all(p: &Parts<'_>) -> Reading {
 }
 
 /// A class's name with its indefinite article: "a Chiller", "an AHU".
-fn indefinite(name: &str) -> String {
+pub(super) fn indefinite(name: &str) -> String {
     let vowel = name
         .chars()
         .next()

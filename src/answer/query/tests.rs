@@ -1344,3 +1344,126 @@ async fn a_node_a_model_relates_but_never_types_is_named() {
     let (_, got) = ask_answered(&b, "what does ahu7 feed").await;
     assert_eq!(got, set(&["VAV7"]));
 }
+
+/// A sentence that relates a node to equipment the campus graph does not
+/// relate it to, of the kind of what feeds it there, is read as against
+/// the graph ([`crate::answer::conflict::against_graph`]); one that says
+/// what the graph says, names the node's own feeder beside others, or
+/// states no relation is not.
+#[tokio::test]
+async fn a_sentence_is_read_against_the_graph_for_what_feeds_what_it_names() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let Some(b) = building_from(root.join("graph/northfield_campus.ttl")).await else {
+        return;
+    };
+    let nf = |l: &str| format!("https://daemoniq.io/campus/northfield#{l}");
+    let against = |s: &str| {
+        crate::answer::conflict::against_graph(&b.cues, &b.grounder, &b.topo, s)
+            .into_iter()
+            .map(|a| (a.node, a.said, a.feeders))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        against(
+            "2024-06-11 — VAV-3-02 (served by AHU-1): occupants of conference room A-302 \
+             reported stuffiness."
+        ),
+        [(nf("VAV-3-02"), vec![nf("AHU-1")], vec![nf("AHU-2")])]
+    );
+    // A room is fed through the zone it is part of.
+    assert_eq!(
+        against("Room A-302 is served by VAV-1-01."),
+        [(nf("Room_A-302"), vec![nf("VAV-1-01")], vec![nf("VAV-3-02")])]
+    );
+    for agrees in [
+        "VAV-3-02 is fed by AHU-2.",
+        // Each unit with its own boxes: AHU-2 is not said of VAV-1-01.
+        "AHU-1 serves VAV-1-01 and AHU-2 serves VAV-3-02.",
+        // No relation stated.
+        "The firmware on VAV-3-02 and AHU-1 was updated.",
+    ] {
+        assert_eq!(against(agrees), [], "{agrees}");
+    }
+}
+
+/// "which pumps serve the ahu cooling coils": read as the pumps feeding an
+/// AHU and a cooling coil, nothing on the campus stands in both; the
+/// model makes the coils parts of the air handlers, so the answer is the
+/// pumps feeding a cooling coil that is part of one, as a SPARQL query of
+/// that meaning finds them, never "None"; and a part asked the other way
+/// round is read the way the model has it.
+#[tokio::test]
+async fn two_kinds_one_a_part_of_the_other_are_read_as_the_part_of_the_whole() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let Some(b) = building_from(root.join("graph/northfield_campus.ttl")).await else {
+        return;
+    };
+    let key = |part: &str, whole: &str| {
+        format!(
+            "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+             PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
+             SELECT DISTINCT ?x WHERE {{ ?x a/rdfs:subClassOf* brick:Pump ; brick:feeds ?c . \
+             ?c a/rdfs:subClassOf* brick:{part} . ?w brick:hasPart+ ?c . \
+             ?w a/rdfs:subClassOf* brick:{whole} }}"
+        )
+    };
+    for (part, whole, questions) in [
+        (
+            "Cooling_Coil",
+            "AHU",
+            &[
+                "which pumps serve the ahu cooling coils",
+                "how many pumps feed the AHU cooling coils?",
+                // "On" read as parts, which no pump is of a coil or an
+                // AHU in the model: what feeds them.
+                "which pumps are on the cooling coils of the air handlers?",
+            ][..],
+        ),
+        (
+            "Coil",
+            "Variable_Air_Volume_Box",
+            &[
+                "which pumps feed the vav coils",
+                "which pumps serve the coils of the vavs?",
+            ][..],
+        ),
+    ] {
+        let want = local_names(&b, &key(part, whole), "x").await;
+        assert!(!want.is_empty(), "{part} of {whole}");
+        for q in questions {
+            let (_, got) = ask_answered(&b, q).await;
+            assert_eq!(got, want, "{q}");
+        }
+    }
+    // Asked the other way round, coils with a VAV box (the model has no
+    // such coil): the coils that are part of one.
+    let key = "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+        PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
+        SELECT DISTINCT ?c WHERE { <https://daemoniq.io/campus/northfield#HWP-1> brick:feeds ?c . \
+        ?c a/rdfs:subClassOf* brick:Coil . ?w brick:hasPart+ ?c . \
+        ?w a/rdfs:subClassOf* brick:Variable_Air_Volume_Box }";
+    let want = local_names(&b, key, "c").await;
+    assert_eq!(want.len(), 40);
+    let q = "which coils with a vav does hwp-1 feed";
+    let (_, got) = ask_answered(&b, q).await;
+    assert_eq!(got, want, "{q}");
+    // Fans "with" an AHU: the fans that are part of one.
+    let key = "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+        PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
+        SELECT DISTINCT ?f WHERE { ?f a/rdfs:subClassOf* brick:Fan . ?w brick:hasPart+ ?f . \
+        ?w a/rdfs:subClassOf* brick:AHU }";
+    let want = local_names(&b, key, "f").await;
+    assert_eq!(want.len(), 6);
+    let q = "which fans are on the ahus";
+    let (_, got) = ask_answered(&b, q).await;
+    assert_eq!(got, want, "{q}");
+}
+
+/// The local names a SPARQL query's variable `var` takes on the building.
+async fn local_names(b: &Building, key: &str, var: &str) -> BTreeSet<String> {
+    let rows = b.store.query(SparqlQuery::new(key)).await.unwrap();
+    rows.into_rows()
+        .iter()
+        .map(|r| crate::vocab::local_name(&r.string(var)).to_owned())
+        .collect()
+}
