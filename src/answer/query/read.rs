@@ -206,6 +206,10 @@ struct Parts<'a> {
     /// Where the grounder found kinds, before any rule dropped one: a
     /// relation word inside one ("supply" of "supply fan") is no relation.
     kind_spans: Vec<Span>,
+    /// Words inside a kind's span that the kind does not read
+    /// ([`Parts::modifiers_unread`]): "reheat" of "the reheat coils",
+    /// grounded as any coil.
+    unread_modifiers: Vec<Span>,
     /// The named node a word of stopping is said of, in a question that
     /// asks what is lost with it ([`Parts::stopped_node`]).
     stopped: Option<String>,
@@ -246,6 +250,7 @@ impl<'a> Parts<'a> {
             unsure: false,
             explained: Vec::new(),
             kind_spans: Vec::new(),
+            unread_modifiers: Vec::new(),
             stopped: None,
         };
         // "will conf rm a-302 lose air? the service log has vav 3-02 on
@@ -279,6 +284,7 @@ impl<'a> Parts<'a> {
             p.explained.push(told);
         }
         let g = &q.grounding;
+        p.unread_modifiers = p.modifiers_unread(g);
         let mut found: Vec<(String, Span)> = Vec::new();
         for t in &g.equipment_types {
             if let Some(c) = &t.brick_class {
@@ -1196,6 +1202,65 @@ impl<'a> Parts<'a> {
     /// question with such words asks more than a composed query answers
     /// ("reset range", "firmware", "brick class"), so it is left to the
     /// rest of the pipeline.
+    /// In a question that names no node, the Haystack marker words before
+    /// the last word of a kind of equipment's span that no Brick tag of the
+    /// kind or of a kind under it stands for, and no node's name holds: "reheat" of "the reheat coils", which the grounder reads
+    /// as any Coil (Brick has no reheat coil, and a coil's tags say nothing
+    /// of reheat). The kind is less than the words; a list of every coil's
+    /// pumps would answer another question, so the word stays unread.
+    fn modifiers_unread(&self, g: &crate::ground::Grounding) -> Vec<Span> {
+        let onto = self.view.onto;
+        let mut out = Vec::new();
+        // Said of a named node ("the reheat coil of vav-1-05"), the kind
+        // is one of its parts, which the name places.
+        if !self.nodes.is_empty() {
+            return out;
+        }
+        for t in &g.equipment_types {
+            let Some(c) = &t.brick_class else { continue };
+            let class = vocab::class_iri(c);
+            let inside: Vec<&Word> = self
+                .words
+                .iter()
+                .filter(|w| t.span.covers(w.span))
+                .collect();
+            let Some((_, modifiers)) = inside.split_last() else {
+                continue;
+            };
+            let mut tags: std::collections::HashSet<String> = std::collections::HashSet::new();
+            for k in onto.descendants(&class, 2000) {
+                if let Some(info) = onto.class(&k) {
+                    tags.extend(info.tags.iter().cloned());
+                }
+            }
+            for w in modifiers {
+                if !g.raw_tags.contains(&w.text) {
+                    continue;
+                }
+                let said = onto.brick_tags_for(&w.text);
+                if !said.is_empty()
+                    && said.iter().all(|x| !tags.contains(x))
+                    && !self.names_a_node(&w.text)
+                {
+                    out.push(w.span);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether a word is in a node's name ("main" of Carytown's
+    /// "ElecMeter-Main"): a word of a name is read with the name.
+    fn names_a_node(&self, word: &str) -> bool {
+        let topo = self.view.topo;
+        topo.nodes().any(|n| {
+            topo.label(n)
+                .unwrap_or_else(|| vocab::local_name(n))
+                .to_lowercase()
+                .contains(word)
+        })
+    }
+
     fn unexplained(&self) -> Vec<String> {
         let mut covered: Vec<Span> = self
             .nodes
@@ -1220,7 +1285,13 @@ impl<'a> Parts<'a> {
         let made = self.made_at();
         self.words
             .iter()
-            .filter(|w| !covered.iter().any(|c| c.covers(w.span)))
+            .filter(|w| {
+                // Spans compare equal whatever they cover: by their ends.
+                self.unread_modifiers
+                    .iter()
+                    .any(|m| (m.start, m.end) == (w.span.start, w.span.end))
+                    || !covered.iter().any(|c| c.covers(w.span))
+            })
             .filter(|w| number(&w.text).is_none() && w.text.len() > 1)
             .filter(|w| {
                 !Cue::question_cues()

@@ -1467,3 +1467,42 @@ async fn local_names(b: &Building, key: &str, var: &str) -> BTreeSet<String> {
         .map(|r| crate::vocab::local_name(&r.string(var)).to_owned())
         .collect()
 }
+
+/// "which pumps serve the reheat coils?": the grounder reads any Coil, and
+/// a list of every coil's pumps (the chilled-water pumps too) would answer
+/// another question; "reheat", which no coil's tags say, stays unread and
+/// the graph does not answer. Said of a named node ("the reheat coil of
+/// vav-1-05") the kind is one of its parts, and a kind whose tags say the
+/// word ("the heating coils") is read.
+#[tokio::test]
+async fn a_word_a_kind_is_read_without_stays_unread() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let Some(b) = building_from(root.join("graph/northfield_campus.ttl")).await else {
+        return;
+    };
+    let view = GraphView::new(&b.topo, &b.onto);
+    for text in [
+        "which pumps serve the reheat coils?",
+        "how many reheat coils are there",
+    ] {
+        let q = Question::read(text, &b.grounder, &b.cues, view);
+        match read::read(&q, &b.cues, view) {
+            Reading::Unread { words, .. } => assert_eq!(words, ["reheat"], "{text}"),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+    let key = "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+        PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
+        SELECT DISTINCT ?x WHERE { ?x a/rdfs:subClassOf* brick:Pump ; brick:feeds ?c . \
+        ?c a/rdfs:subClassOf* brick:Heating_Coil }";
+    let want = local_names(&b, key, "x").await;
+    assert!(!want.is_empty());
+    let (_, got) = ask_answered(&b, "which pumps serve the heating coils").await;
+    assert_eq!(got, want);
+    let key = "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+        SELECT DISTINCT ?x WHERE { ?x brick:feeds <https://daemoniq.io/campus/northfield#VAV-1-05_RHC> }";
+    let want = local_names(&b, key, "x").await;
+    assert!(!want.is_empty());
+    let (_, got) = ask_answered(&b, "what feeds the reheat coil of vav-1-05").await;
+    assert_eq!(got, want);
+}
