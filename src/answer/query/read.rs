@@ -1197,16 +1197,12 @@ impl<'a> Parts<'a> {
         }
     }
 
-    /// Words the reading does not account for: not a function word, not
-    /// a cue word, not a number, not inside a named node or class. A
-    /// question with such words asks more than a composed query answers
-    /// ("reset range", "firmware", "brick class"), so it is left to the
-    /// rest of the pipeline.
     /// In a question that names no node, the Haystack marker words before
     /// the last word of a kind of equipment's span that no Brick tag of the
-    /// kind or of a kind under it stands for, and no node's name holds: "reheat" of "the reheat coils", which the grounder reads
-    /// as any Coil (Brick has no reheat coil, and a coil's tags say nothing
-    /// of reheat). The kind is less than the words; a list of every coil's
+    /// kind or of a kind under it stands for, and no node's name holds:
+    /// "reheat" of "the reheat coils", which the grounder reads as any Coil
+    /// (Brick has no reheat coil, and a coil's tags say nothing of
+    /// reheat). The kind is less than the words; a list of every coil's
     /// pumps would answer another question, so the word stays unread.
     fn modifiers_unread(&self, g: &crate::ground::Grounding) -> Vec<Span> {
         let onto = self.view.onto;
@@ -1261,6 +1257,12 @@ impl<'a> Parts<'a> {
         })
     }
 
+    /// Words the reading does not account for: not a function word, not
+    /// a cue word, not a number, not inside a named node or class (or, in
+    /// one, a word the class is read without: [`Parts::modifiers_unread`]).
+    /// A question with such words asks more than a composed query answers
+    /// ("reset range", "firmware", "brick class"), so it is left to the
+    /// rest of the pipeline.
     fn unexplained(&self) -> Vec<String> {
         let mut covered: Vec<Span> = self
             .nodes
