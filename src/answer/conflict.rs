@@ -167,31 +167,37 @@ pub fn contradicting(
     related: &HashSet<String>,
     sentence: &str,
 ) -> Vec<String> {
-    let Some(named) = relating(cues, grounder, sentence) else {
+    let Some(relation) = relating(cues, grounder, sentence) else {
         return Vec::new();
     };
-    let named: Vec<&Entity> = named.iter().collect();
-    contradicting_named(cues, topo, subject, answer, related, sentence, &named)
+    contradicting_named(cues, topo, subject, answer, related, sentence, &relation)
+}
+
+/// A sentence that states a relation: the nodes it names, and whether a
+/// verb of supply states it (else an "on"/"off" cue does).
+struct Relating {
+    named: Vec<Entity>,
+    verb: bool,
 }
 
 /// The nodes a sentence names, when it states a relation: a verb of supply
 /// or an "on"/"off" cue. None when it states none.
-fn relating(cues: &Cues, grounder: &Grounder, sentence: &str) -> Option<Vec<Entity>> {
+fn relating(cues: &Cues, grounder: &Grounder, sentence: &str) -> Option<Relating> {
     let said = words(sentence);
-    if !cues.any(Cue::Relation, &said) && !cues.any(Cue::On, &said) {
+    let verb = cues.any(Cue::Relation, &said);
+    if !verb && !cues.any(Cue::On, &said) {
         return None;
     }
-    Some(
-        grounder
-            .ground(sentence)
-            .entities
-            .into_iter()
-            .filter(|e| e.kind == EntityKind::Instance)
-            .collect(),
-    )
+    let named = grounder
+        .ground(sentence)
+        .entities
+        .into_iter()
+        .filter(|e| e.kind == EntityKind::Instance)
+        .collect();
+    Some(Relating { named, verb })
 }
 
-/// [`contradicting`] with the sentence's named nodes (`named`) found.
+/// [`contradicting`] with the sentence's relation (`relation`) read.
 fn contradicting_named(
     cues: &Cues,
     topo: &Topology,
@@ -199,9 +205,9 @@ fn contradicting_named(
     answer: &[String],
     related: &HashSet<String>,
     sentence: &str,
-    named: &[&Entity],
+    relation: &Relating,
 ) -> Vec<String> {
-    let verb = cues.any(Cue::Relation, &words(sentence));
+    let named = &relation.named;
     let Some(subject_at) = named.iter().find(|e| e.iri == subject) else {
         return Vec::new();
     };
@@ -210,7 +216,7 @@ fn contradicting_named(
         .iter()
         .filter(|z| z.iri != subject && !related.contains(&z.iri))
         .filter(|z| topo.types(&z.iri).iter().any(|t| answer_types.contains(&t)))
-        .filter(|z| verb || joined_by_on(cues, sentence, subject_at, z))
+        .filter(|z| relation.verb || joined_by_on(cues, sentence, subject_at, z))
         .map(|z| z.iri.clone())
         .collect()
 }
@@ -242,12 +248,12 @@ pub fn against_graph(
     topo: &Topology,
     sentence: &str,
 ) -> Vec<Against> {
-    let Some(named) = relating(cues, grounder, sentence) else {
+    let Some(relation) = relating(cues, grounder, sentence) else {
         return Vec::new();
     };
-    let named: Vec<&Entity> = named.iter().collect();
+    let named = &relation.named;
     let mut out: Vec<Against> = Vec::new();
-    for x in &named {
+    for x in named {
         let feeders: Vec<String> = topo
             .supply_walk(&x.iri, 1)
             .nodes()
@@ -260,7 +266,8 @@ pub fn against_graph(
             continue;
         }
         let related = related_to(topo, &x.iri);
-        let others = contradicting_named(cues, topo, &x.iri, &feeders, &related, sentence, &named);
+        let others =
+            contradicting_named(cues, topo, &x.iri, &feeders, &related, sentence, &relation);
         if !others.is_empty() {
             // The graph's feeders of the kinds said (AHU-2, not the hot
             // water into the box's reheat coil).

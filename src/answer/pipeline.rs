@@ -992,7 +992,7 @@ async fn noted_against_graph(
         conflicts = found.len(),
         "a quoted sentence says of supply what the building graph does not; the graph noted beside it"
     );
-    let name = |n: &String| view.topo.label(n).unwrap_or(n).to_owned();
+    let name = |n: &String| query::read::name_of(view, n);
     for (file, a) in found {
         let node = name(&a.node);
         let feeders = a.feeders.iter().map(name).collect::<Vec<_>>().join(", ");
@@ -1046,13 +1046,8 @@ async fn graph_instead(
     else {
         return Ok(None);
     };
-    let iri = crate::vocab::class_iri(kind);
-    let kind = view
-        .onto
-        .class(&iri)
-        .and_then(|c| c.label.clone())
-        .unwrap_or_else(|| kind.replace('_', " "));
-    let named = view.topo.label(&subject).unwrap_or(&subject);
+    let kind = query::read::class_words(view, &crate::vocab::class_iri(kind));
+    let named = query::read::name_of(view, &subject);
     let text = format!("which {} feeds {named}?", kind.to_lowercase());
     let asked = question(snap, &text, view);
     let mut composed = trace.clone();

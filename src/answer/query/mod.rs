@@ -609,7 +609,7 @@ fn part_of_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
         reach: plan::Reach::Transitive,
         not_through: Vec::new(),
     });
-    let label = |c: &str| class_label(view, c);
+    let label = |c: &str| read::class_words(view, c);
     let (w, p) = (label(whole_class), label(part_class));
     let (p, w) = (read::indefinite(&p), read::indefinite(&w));
     let read_as = format!("{p} that is part of {w}");
@@ -662,7 +662,7 @@ fn feeds_instead_of_parts(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
             not_through: Vec::new(),
         })
         .collect();
-    let label = |c: &str| class_label(view, c);
+    let label = |c: &str| read::class_words(view, c);
     let fed: Vec<String> = others
         .iter()
         .map(|(_, c)| read::indefinite(&label(c)))
@@ -681,14 +681,6 @@ fn plain_list(plan: &Plan) -> bool {
         && plan.having.is_none()
         && plan.absent.is_empty()
         && plan.body.any_of.is_empty()
-}
-
-/// A class's label, else its local name in words.
-fn class_label(view: GraphView<'_>, class: &str) -> String {
-    view.onto
-        .class(class)
-        .and_then(|k| k.label.clone())
-        .unwrap_or_else(|| crate::vocab::local_name(class).replace('_', " "))
 }
 
 /// The one class a plan's variable `v` is asked to be, if one.
@@ -756,7 +748,7 @@ fn part_reversed_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
     let mut other = plan.clone();
     let link = &mut other.body.links[at];
     std::mem::swap(&mut link.from, &mut link.to);
-    let label = |c: &str| class_label(view, c);
+    let label = |c: &str| read::class_words(view, c);
     let part = label(&part);
     let read_as = format!(", each part of {}", read::indefinite(&part));
     // The reader may have said the article before the class as typed.

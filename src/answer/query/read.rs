@@ -1223,21 +1223,25 @@ impl<'a> Parts<'a> {
             let Some((_, modifiers)) = inside.split_last() else {
                 continue;
             };
-            let mut tags: std::collections::HashSet<String> = std::collections::HashSet::new();
-            for k in onto.descendants(&class, 2000) {
-                if let Some(info) = onto.class(&k) {
-                    tags.extend(info.tags.iter().cloned());
-                }
-            }
+            // The tags of the kind and every kind under it, gathered once
+            // a marker word is found (most questions have none).
+            let mut tags: Option<std::collections::HashSet<String>> = None;
             for w in modifiers {
                 if !g.raw_tags.contains(&w.text) {
                     continue;
                 }
                 let said = onto.brick_tags_for(&w.text);
-                if !said.is_empty()
-                    && said.iter().all(|x| !tags.contains(x))
-                    && !self.names_a_node(&w.text)
-                {
+                if said.is_empty() {
+                    continue;
+                }
+                let tags = tags.get_or_insert_with(|| {
+                    onto.descendants(&class, 2000)
+                        .iter()
+                        .filter_map(|k| onto.class(k))
+                        .flat_map(|info| info.tags.iter().cloned())
+                        .collect()
+                });
+                if said.iter().all(|x| !tags.contains(x)) && !self.names_a_node(&w.text) {
                     out.push(w.span);
                 }
             }
