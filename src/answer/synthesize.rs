@@ -33,11 +33,29 @@ impl Picked {
     }
 }
 
+/// Whether a term is a compound of words that is not a phrasal one:
+/// "cooling-only", "fan-powered", not "warm-up" or "leak-by" (the first
+/// word is what those are: [`PARTICLES`]), nor "2025-05" or "ahu-1".
+fn compound(term: &str) -> bool {
+    let parts: Vec<&str> = term.split('-').collect();
+    parts.len() > 1
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(char::is_alphabetic))
+        && parts.last().is_some_and(|p| !PARTICLES.contains(p))
+}
+
 /// Whether a sentence word matches a focus term: same stem, or one is a
 /// prefix of the other ("temp"/"temperature", "max"/"maximum").
 pub(crate) fn term_matches(term: &str, word: &str) -> bool {
     if same_word(term, word) {
         return true;
+    }
+    // A compound asked is held only as itself ([`same_word`], or its words
+    // side by side: [`matched_terms`]): "cooling" does not hold
+    // "cooling-only" by prefix, it is the other kind of terminal unit.
+    if compound(term) {
+        return false;
     }
     // A compound holds its first word only as [`matched_terms`] reads its
     // parts: "hot-water" does not hold "hot" by prefix.
@@ -220,12 +238,19 @@ impl<'a> Focus<'a> {
 
 /// The particles that end a phrasal compound ("warm-up", "cool-down",
 /// "shut-off"): its first word is what the compound is.
-const PARTICLES: &[&str] = &["up", "down", "off", "out", "in", "on", "over", "back"];
+const PARTICLES: &[&str] = &["up", "down", "off", "out", "in", "on", "over", "back", "by"];
 
 /// Focus terms a text holds, written as asked or in an equivalent form
 /// ("supply air temperature" holds the question's "SAT"), in focus order.
 pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
     let mut ws = words(without_list_number(text));
+    // A compound the question writes with a hyphen is held by its parts
+    // written side by side: "cooling only terminal unit" (and the
+    // heading's "CoolingOnly") holds the question's "cooling-only". Not a
+    // word it writes whole: "set point" holding "setpoint" measured more
+    // of passages that do not answer (a G36 must-abstain question on
+    // dedicated outdoor-air units reached the coverage floor).
+    let said = ws.len();
     // "high-limit" holds "limit", and "high" when the question says the
     // limit too: a compound's first words modify the last ("a zone running
     // hot" is not held by "the hot-water plant"), unless the next is a
@@ -264,9 +289,40 @@ pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
     focus
         .terms
         .iter()
-        .filter(|t| by_form.contains(t) || ws.iter().any(|w| term_matches(t, w)))
+        .filter(|t| {
+            // An operating mode the question names is held by its letters
+            // alone ("Cooldown", "cool down"), not by a word of its root:
+            // the reheat unit's "active cooling … setpoints" does not say
+            // what happens in cool-down.
+            if let Some(mode) = focus
+                .kinds
+                .iter()
+                .find(|k| k.form.as_ref().is_some_and(|f| *f == squash(t)))
+            {
+                return mode.named_by_words_in(text);
+            }
+            by_form.contains(t)
+                || ws.iter().any(|w| term_matches(t, w))
+                || written_apart(t, &ws[..said])
+        })
         .cloned()
         .collect()
+}
+
+/// Whether a term written with a hyphen is two words of `ws` side by
+/// side, of two letters or more each: "cooling only" holds
+/// "cooling-only".
+fn written_apart(term: &str, ws: &[String]) -> bool {
+    let whole = term.replace('-', "");
+    term.contains('-')
+        && whole.chars().all(char::is_alphabetic)
+        && ws.windows(2).any(|p| {
+            let n = p[0].len() + p[1].len();
+            (whole.len()..=whole.len() + 3).contains(&n)
+                && p.iter()
+                    .all(|w| w.len() >= 2 && w.chars().all(char::is_alphabetic))
+                && same_word(&whole, &format!("{}{}", p[0], p[1]))
+        })
 }
 
 /// A text without the number that opens it as a step of a list ("1. If
@@ -1507,6 +1563,65 @@ mod tests {
         assert_eq!(coverage(&[kind(vec![squash("YTS-200")])]), 1.0);
         assert_eq!(coverage(&[kind(Vec::new())]), 0.25);
         assert_eq!(coverage(&[kind(vec![squash("YCO-300")])]), 0.25);
+    }
+
+    /// A compound the question writes with a hyphen is held as itself, or
+    /// by its words side by side (a heading's camel case too), not by a
+    /// word of its first part: "cooling" of the reheat unit's page does
+    /// not hold "cooling-only". A phrasal one is still held by its first
+    /// word ("Leaking" holds "leak-by").
+    #[test]
+    fn a_compound_is_held_as_a_whole() {
+        let f = focus(&["cooling-only", "leak-by", "maximum"]);
+        let held = |t: &str| matched_terms(Focus::plain(&f), t);
+        assert_eq!(
+            held("This sequence sets the active cooling maximum for VAV reheat terminal unit."),
+            ["maximum"]
+        );
+        assert_eq!(
+            held("the maximum for cooling only terminal unit"),
+            ["cooling-only", "maximum"]
+        );
+        assert_eq!(held("a cooling-only box"), ["cooling-only"]);
+        assert_eq!(
+            held(&camel_spaced("G36 TerminalUnits / CoolingOnly")),
+            ["cooling-only"]
+        );
+        assert_eq!(held("Alarm: Leaking reheat valve"), ["leak-by"]);
+        // Its parts apart elsewhere in the text hold nothing.
+        assert!(held("cooling is the only mode").is_empty());
+    }
+
+    /// An operating mode the question names is held by its letters alone,
+    /// not by a word of its root: "cooling" does not hold "cool-down".
+    #[test]
+    fn a_mode_is_held_by_its_letters_alone() {
+        let f = focus(&["cool-down", "maximum"]);
+        let kinds = [mode_named("cool-down", "cooldown")];
+        let focus = Focus {
+            kinds: &kinds,
+            ..Focus::plain(&f)
+        };
+        assert_eq!(
+            matched_terms(focus, "the active cooling maximum"),
+            ["maximum"]
+        );
+        for text in [
+            "Cooldown: VCooMax_flow maximum",
+            "in cool down the maximum",
+            "Cool-down maximum",
+        ] {
+            assert_eq!(
+                matched_terms(focus, text),
+                ["cool-down", "maximum"],
+                "{text}"
+            );
+        }
+        // Without the mode read, the root holds it, as before.
+        assert_eq!(
+            matched_terms(Focus::plain(&f), "the active cooling maximum"),
+            ["cool-down", "maximum"]
+        );
     }
 
     /// A question that names a mode and a box is answered by the sentence

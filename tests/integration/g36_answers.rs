@@ -529,3 +529,60 @@ async fn a_kind_no_page_covers_is_not_answered_by_another() {
         "{query}: {rooms:?} not in {answer}"
     );
 }
+
+/// A kind of terminal unit asked by its compound ("cooling-only") is
+/// answered from that kind's page, not from the reheat unit's page with
+/// the same table row: "cooling" of the reheat page does not hold
+/// "cooling-only" by prefix, and the cooling-only page's "cooling only
+/// terminal unit" and heading ("CoolingOnly") do. The row read from the
+/// page's own table; each wording asked several ways.
+#[tokio::test]
+async fn a_compound_kind_is_answered_from_its_own_page() {
+    let Some(data) = common::shared_data() else {
+        return;
+    };
+    let page = "TerminalUnits_CoolingOnly_Subsequences_ActiveAirFlow.html";
+    let other = "TerminalUnits_Reheat_Subsequences_ActiveAirFlow.html";
+    let (state, _reports) = every_page_state(&data).await;
+    let rows = table_rows(&data.join("docs/g36").join(page));
+    // The cooling maximum row (its parameter, "VActCooMax_flow"); the
+    // reheat page has the same row, so the page cited tells them apart.
+    let own: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| r.first().is_some_and(|c| c.starts_with("Cooling maximum")))
+        .collect();
+    let [cooling_max] = own.as_slice() else {
+        panic!("one cooling maximum row in {page}: {rows:?}");
+    };
+    let parameter = cooling_max[0]
+        .split(['(', ')'])
+        .nth(1)
+        .map(str::trim)
+        .expect("the row's parameter");
+    let cites_other = |v: &Value| v["answer"]["evidence"].to_string().contains(other);
+    for query in [
+        "g36 cooling-only box: active cooling max airflow in cooldown?",
+        "active clg max flow stpt for a cooling-only vav terminal in cooldown mode (g36)",
+        "cooling-only terminal unit per g36 - active cooling max flow during cooldown",
+    ] {
+        let v = ask(&state, query).await;
+        let answer = answered(&v, query, page);
+        assert!(
+            answer.contains(parameter),
+            "{query}: {parameter} not in {answer}"
+        );
+        assert!(!cites_other(&v), "{query}: cites {other}: {v}");
+    }
+    // Wordings the reader does not hold to the cooling-only page (its
+    // words apart, "only" read as a function word; a "vav box", which the
+    // reheat page names) may abstain, but never answer from the reheat
+    // page.
+    for query in [
+        "what cooling maximum airflow does a cooling only terminal unit hold during cool-down per guideline 36?",
+        "cooling-only terminal unit, g36: max cooling airflow setpoint when the zone group is cooling down?",
+        "under g36, a cooling-only vav box in cooldown mode: what's its active cooling maximum?",
+    ] {
+        let v = ask(&state, query).await;
+        assert!(!cites_other(&v), "{query}: cites {other}: {v}");
+    }
+}

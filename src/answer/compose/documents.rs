@@ -653,7 +653,9 @@ pub async fn answer(
         .iter()
         .filter(|k| {
             !picked.iter().any(|p| k.named_in(&p.text))
-                && !headings.iter().any(|h| k.named_by_words_in(h))
+                && !headings
+                    .iter()
+                    .any(|h| k.named_by_words_in(&crate::text::camel_spaced(h)))
         })
         .map(|k| k.said.clone())
         .chain(short_names_missing(
