@@ -2647,6 +2647,23 @@ fn anchored(p: &Parts<'_>) -> Reading {
             Some((Rel::Point, at))
         }
         Some((r, at)) => Some((r, at)),
+        // "which dampers are on vav-1-05": a kind the model makes a part of
+        // equipment (the air handlers' dampers) said "on" a unit asks for
+        // the unit's own parts of the kind, read as such when the model
+        // gives it none (the box's damper is not modelled); not what feeds
+        // it, the dampers of the air handler upstream.
+        None if p.has(Cue::On)
+            && !p.view.is_point(&a.iri)
+            && !p.is_location(&a.iri)
+            && specific.is_some_and(|c| {
+                !c.point
+                    && !c.location
+                    && relation_in_data(p, &a.iri, c).is_none_or(|(r, _)| r == Rel::Feeds)
+                    && a_kind_of_part(p.view, &c.iri)
+            }) =>
+        {
+            Some((Rel::Part, usize::MAX))
+        }
         // "VAVs on AHU-1" (not "points on VAV-2").
         // ("VAVs on floor 3" asks what is in the place, "which damper is on
         // the ahu" its parts of that kind, "which system is HW-DP-SP on"
@@ -2696,6 +2713,14 @@ fn anchored(p: &Parts<'_>) -> Reading {
             // ("ahu1 rvavs": the boxes AHU-1 feeds); a position past the
             // node reads as "the node is the subject".
             (Some(c), _) => match relation_in_data(p, &a.iri, c) {
+                // "the dampers of VAV-1-05", "vav-1-05 dampers": a kind the
+                // model makes a part of equipment, said of a unit, is the
+                // unit's own, as after "on" above.
+                Some((Rel::Feeds, _))
+                    if !p.is_location(&a.iri) && a_kind_of_part(p.view, &c.iri) =>
+                {
+                    (Rel::Part, usize::MAX)
+                }
                 Some((r, subject)) => {
                     data_whole = r == Rel::Part && !subject;
                     (r, if subject { usize::MAX } else { 0 })
@@ -3489,6 +3514,20 @@ fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<(
         return Some((Rel::Feeds, false));
     }
     None
+}
+
+/// Whether the model makes some node of `class` a part of equipment
+/// (a damper of an air handler), not only of a system or a place.
+fn a_kind_of_part(view: GraphView<'_>, class: &str) -> bool {
+    let equipment = vocab::brick("Equipment");
+    view.instances_of(class).any(|n| {
+        view.topo.containers(n).iter().any(|w| {
+            view.topo
+                .types(w)
+                .iter()
+                .any(|t| view.onto.is_a(t, &equipment))
+        })
+    })
 }
 
 /// Rule 5: the instances of a class, narrowed.

@@ -1506,3 +1506,56 @@ async fn a_word_a_kind_is_read_without_stays_unread() {
     let (_, got) = ask_answered(&b, "what feeds the reheat coil of vav-1-05").await;
     assert_eq!(got, want);
 }
+
+/// "which dampers are on vav-1-05": the model makes dampers parts of the
+/// air handlers and gives the box none; said "on" a unit (or "of" it, or
+/// beside its name) the kind is the unit's own parts, found as a SPARQL
+/// query of that meaning finds them (none for the box, the three of
+/// AHU-1), not the air handler's dampers upstream of the box. A kind the
+/// model never makes a part of equipment ("vavs on ahu-1") is still what
+/// the unit feeds.
+#[tokio::test]
+async fn a_kind_of_part_said_on_a_unit_is_its_own_parts() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let Some(b) = building_from(root.join("graph/northfield_campus.ttl")).await else {
+        return;
+    };
+    let nf = "https://daemoniq.io/campus/northfield#";
+    let parts = |unit: &str| {
+        format!(
+            "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+             PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
+             SELECT DISTINCT ?x WHERE {{ ?x a/rdfs:subClassOf* brick:Damper . \
+             <{nf}{unit}> brick:hasPart+ ?x }}"
+        )
+    };
+    // Upstream of the box stand dampers: the reading, not the data, keeps
+    // them out.
+    let upstream = format!(
+        "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+         PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
+         SELECT DISTINCT ?x WHERE {{ ?x a/rdfs:subClassOf* brick:Damper ; brick:feeds+ <{nf}VAV-1-05> }}"
+    );
+    assert!(!local_names(&b, &upstream, "x").await.is_empty());
+    for unit in ["VAV-1-05", "AHU-1"] {
+        let want = local_names(&b, &parts(unit), "x").await;
+        for q in [
+            format!("which dampers are on {unit}"),
+            format!("list the dampers of {}", unit.to_lowercase()),
+            format!("{unit} dampers?"),
+        ] {
+            let (_, got) = ask_answered(&b, &q).await;
+            assert_eq!(got, want, "{q}");
+        }
+    }
+    let key = format!(
+        "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+         PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
+         SELECT DISTINCT ?x WHERE {{ ?x a/rdfs:subClassOf* brick:Variable_Air_Volume_Box . \
+         <{nf}AHU-1> brick:feeds ?x }}"
+    );
+    let want = local_names(&b, &key, "x").await;
+    assert_eq!(want.len(), 12);
+    let (_, got) = ask_answered(&b, "which vavs are on ahu-1").await;
+    assert_eq!(got, want);
+}
