@@ -37,12 +37,15 @@ impl Picked {
 /// "cooling-only", "fan-powered", not "warm-up" or "leak-by" (the first
 /// word is what those are: [`PARTICLES`]), nor "2025-05" or "ahu-1".
 fn compound(term: &str) -> bool {
-    let parts: Vec<&str> = term.split('-').collect();
-    parts.len() > 1
-        && parts
-            .iter()
+    // Read for every word a term is matched against: no allocation.
+    term.contains('-')
+        && term
+            .split('-')
             .all(|p| !p.is_empty() && p.chars().all(char::is_alphabetic))
-        && parts.last().is_some_and(|p| !PARTICLES.contains(p))
+        && term
+            .rsplit('-')
+            .next()
+            .is_some_and(|p| !PARTICLES.contains(&p))
 }
 
 /// Whether a sentence word matches a focus term: same stem, or one is a
@@ -251,6 +254,12 @@ pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
     // of passages that do not answer (a G36 must-abstain question on
     // dedicated outdoor-air units reached the coverage floor).
     let said = ws.len();
+    // The operating modes the question names, by their letters.
+    let modes: Vec<(&super::question::NamedKind, &String)> = focus
+        .kinds
+        .iter()
+        .filter_map(|k| k.form.as_ref().map(|f| (k, f)))
+        .collect();
     // "high-limit" holds "limit", and "high" when the question says the
     // limit too: a compound's first words modify the last ("a zone running
     // hot" is not held by "the hot-water plant"), unless the next is a
@@ -294,12 +303,11 @@ pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
             // alone ("Cooldown", "cool down"), not by a word of its root:
             // the reheat unit's "active cooling … setpoints" does not say
             // what happens in cool-down.
-            if let Some(mode) = focus
-                .kinds
-                .iter()
-                .find(|k| k.form.as_ref().is_some_and(|f| *f == squash(t)))
-            {
-                return mode.named_by_words_in(text);
+            if !modes.is_empty() {
+                let letters = squash(t);
+                if let Some((mode, _)) = modes.iter().find(|(_, f)| **f == letters) {
+                    return mode.named_by_words_in(text);
+                }
             }
             by_form.contains(t)
                 || ws.iter().any(|w| term_matches(t, w))
@@ -313,9 +321,11 @@ pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
 /// side, of two letters or more each: "cooling only" holds
 /// "cooling-only".
 fn written_apart(term: &str, ws: &[String]) -> bool {
+    if !term.contains('-') {
+        return false;
+    }
     let whole = term.replace('-', "");
-    term.contains('-')
-        && whole.chars().all(char::is_alphabetic)
+    whole.chars().all(char::is_alphabetic)
         && ws.windows(2).any(|p| {
             let n = p[0].len() + p[1].len();
             (whole.len()..=whole.len() + 3).contains(&n)
