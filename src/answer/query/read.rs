@@ -2651,14 +2651,19 @@ fn anchored(p: &Parts<'_>) -> Reading {
         // equipment (the air handlers' dampers) said "on" a unit asks for
         // the unit's own parts of the kind, read as such when the model
         // gives it none (the box's damper is not modelled); not what feeds
-        // it, the dampers of the air handler upstream.
+        // it, the dampers of the air handler upstream. Found only
+        // downstream, it is what the unit serves ("which coils are on
+        // hwp-1").
         None if p.has(Cue::On)
             && !p.view.is_point(&a.iri)
             && !p.is_location(&a.iri)
             && specific.is_some_and(|c| {
                 !c.point
                     && !c.location
-                    && relation_in_data(p, &a.iri, c).is_none_or(|(r, _)| r == Rel::Feeds)
+                    && matches!(
+                        relation_in_data(p, &a.iri, c),
+                        None | Some((Rel::Feeds, false))
+                    )
                     && a_kind_of_part(p.view, &c.iri)
             }) =>
         {
@@ -2714,9 +2719,10 @@ fn anchored(p: &Parts<'_>) -> Reading {
             // node reads as "the node is the subject".
             (Some(c), _) => match relation_in_data(p, &a.iri, c) {
                 // "the dampers of VAV-1-05", "vav-1-05 dampers": a kind the
-                // model makes a part of equipment, said of a unit, is the
-                // unit's own, as after "on" above.
-                Some((Rel::Feeds, _))
+                // model makes a part of equipment, found upstream of a unit,
+                // is the unit's own, as after "on" above ("hwp-1 coils" are
+                // the coils it serves).
+                Some((Rel::Feeds, false))
                     if !p.is_location(&a.iri) && a_kind_of_part(p.view, &c.iri) =>
                 {
                     (Rel::Part, usize::MAX)

@@ -1513,7 +1513,8 @@ async fn a_word_a_kind_is_read_without_stays_unread() {
 /// query of that meaning finds them (none for the box, the three of
 /// AHU-1), not the air handler's dampers upstream of the box. A kind the
 /// model never makes a part of equipment ("vavs on ahu-1") is still what
-/// the unit feeds.
+/// the unit feeds, and a kind of part found downstream of a unit ("hwp-1
+/// coils") is what it serves.
 #[tokio::test]
 async fn a_kind_of_part_said_on_a_unit_is_its_own_parts() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -1558,4 +1559,18 @@ async fn a_kind_of_part_said_on_a_unit_is_its_own_parts() {
     assert_eq!(want.len(), 12);
     let (_, got) = ask_answered(&b, "which vavs are on ahu-1").await;
     assert_eq!(got, want);
+    // Coils are parts of equipment too, but found downstream of a pump
+    // they are what it serves.
+    let key = format!(
+        "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+         PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
+         SELECT DISTINCT ?x WHERE {{ ?x a/rdfs:subClassOf* brick:Coil . \
+         <{nf}HWP-1> brick:feeds ?x }}"
+    );
+    let want = local_names(&b, &key, "x").await;
+    assert!(want.len() > 40, "{want:?}");
+    for q in ["hwp-1 coils", "which coils are on hwp-1"] {
+        let (_, got) = ask_answered(&b, q).await;
+        assert_eq!(got, want, "{q}");
+    }
 }
