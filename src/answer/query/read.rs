@@ -2636,6 +2636,10 @@ fn anchored(p: &Parts<'_>) -> Reading {
     {
         return named_through(p, a, shape);
     }
+    // The relation the data has between the node and the kind asked, read
+    // once (up to three rules below ask for it).
+    let in_data =
+        std::cell::LazyCell::new(|| specific.and_then(|c| relation_in_data(p, &a.iri, c)));
     let rel = match p.relation() {
         // "which rooms lose air if AHU-2 trips": what it feeds.
         _ if p.stopped.is_some() => Some((Rel::Feeds, usize::MAX)),
@@ -2660,11 +2664,8 @@ fn anchored(p: &Parts<'_>) -> Reading {
             && specific.is_some_and(|c| {
                 !c.point
                     && !c.location
-                    && matches!(
-                        relation_in_data(p, &a.iri, c),
-                        None | Some((Rel::Feeds, false))
-                    )
-                    && a_kind_of_part(p.view, &c.iri)
+                    && matches!(*in_data, None | Some((Rel::Feeds, false)))
+                    && super::parts_of_kind(p.view, &c.iri, &vocab::brick("Equipment"))
             }) =>
         {
             Some((Rel::Part, usize::MAX))
@@ -2676,12 +2677,7 @@ fn anchored(p: &Parts<'_>) -> Reading {
         None if p.has(Cue::On)
             && !p.view.is_point(&a.iri)
             && specific.is_some_and(|c| {
-                !c.point
-                    && !c.location
-                    && !matches!(
-                        relation_in_data(p, &a.iri, c),
-                        Some((Rel::Part | Rel::Point, true))
-                    )
+                !c.point && !c.location && !matches!(*in_data, Some((Rel::Part | Rel::Point, true)))
             })
             && !p.is_location(&a.iri) =>
         {
@@ -2717,13 +2713,14 @@ fn anchored(p: &Parts<'_>) -> Reading {
             // No relation word: the direction is the one the data has
             // ("ahu1 rvavs": the boxes AHU-1 feeds); a position past the
             // node reads as "the node is the subject".
-            (Some(c), _) => match relation_in_data(p, &a.iri, c) {
+            (Some(c), _) => match *in_data {
                 // "the dampers of VAV-1-05", "vav-1-05 dampers": a kind the
                 // model makes a part of equipment, found upstream of a unit,
                 // is the unit's own, as after "on" above ("hwp-1 coils" are
                 // the coils it serves).
                 Some((Rel::Feeds, false))
-                    if !p.is_location(&a.iri) && a_kind_of_part(p.view, &c.iri) =>
+                    if !p.is_location(&a.iri)
+                        && super::parts_of_kind(p.view, &c.iri, &vocab::brick("Equipment")) =>
                 {
                     (Rel::Part, usize::MAX)
                 }
@@ -3520,20 +3517,6 @@ fn relation_in_data(p: &Parts<'_>, node: &str, class: &ClassMention) -> Option<(
         return Some((Rel::Feeds, false));
     }
     None
-}
-
-/// Whether the model makes some node of `class` a part of equipment
-/// (a damper of an air handler), not only of a system or a place.
-fn a_kind_of_part(view: GraphView<'_>, class: &str) -> bool {
-    let equipment = vocab::brick("Equipment");
-    view.instances_of(class).any(|n| {
-        view.topo.containers(n).iter().any(|w| {
-            view.topo
-                .types(w)
-                .iter()
-                .any(|t| view.onto.is_a(t, &equipment))
-        })
-    })
 }
 
 /// Rule 5: the instances of a class, narrowed.

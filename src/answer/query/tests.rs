@@ -1549,25 +1549,22 @@ async fn a_kind_of_part_said_on_a_unit_is_its_own_parts() {
             assert_eq!(got, want, "{q}");
         }
     }
-    let key = format!(
-        "PREFIX brick: <https://brickschema.org/schema/Brick#> \
-         PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
-         SELECT DISTINCT ?x WHERE {{ ?x a/rdfs:subClassOf* brick:Variable_Air_Volume_Box . \
-         <{nf}AHU-1> brick:feeds ?x }}"
-    );
-    let want = local_names(&b, &key, "x").await;
+    // What a unit feeds directly, of a kind.
+    let fed_by = |class: &str, unit: &str| {
+        format!(
+            "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+             PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
+             SELECT DISTINCT ?x WHERE {{ ?x a/rdfs:subClassOf* brick:{class} . \
+             <{nf}{unit}> brick:feeds ?x }}"
+        )
+    };
+    let want = local_names(&b, &fed_by("Variable_Air_Volume_Box", "AHU-1"), "x").await;
     assert_eq!(want.len(), 12);
     let (_, got) = ask_answered(&b, "which vavs are on ahu-1").await;
     assert_eq!(got, want);
     // Coils are parts of equipment too, but found downstream of a pump
     // they are what it serves.
-    let key = format!(
-        "PREFIX brick: <https://brickschema.org/schema/Brick#> \
-         PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> \
-         SELECT DISTINCT ?x WHERE {{ ?x a/rdfs:subClassOf* brick:Coil . \
-         <{nf}HWP-1> brick:feeds ?x }}"
-    );
-    let want = local_names(&b, &key, "x").await;
+    let want = local_names(&b, &fed_by("Coil", "HWP-1"), "x").await;
     assert!(want.len() > 40, "{want:?}");
     for q in ["hwp-1 coils", "which coils are on hwp-1"] {
         let (_, got) = ask_answered(&b, q).await;
