@@ -243,6 +243,71 @@ impl<'a> Focus<'a> {
 /// "shut-off"): its first word is what the compound is.
 const PARTICLES: &[&str] = &["up", "down", "off", "out", "in", "on", "over", "back", "by"];
 
+/// A bound a word names: the upper ("max", "maximum", "highest",
+/// "upper") or the lower ("min", "minimum", "lowest", "lower").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Upper,
+    Lower,
+}
+
+impl Bound {
+    /// The bound a word (lower case, or its stem) names.
+    fn of(word: &str) -> Option<Self> {
+        match word {
+            "max" | "high" | "higher" | "highest" | "upper" => Some(Self::Upper),
+            "min" | "low" | "lower" | "lowest" => Some(Self::Lower),
+            w if w.starts_with("maxim") => Some(Self::Upper),
+            w if w.starts_with("minim") => Some(Self::Lower),
+            _ => None,
+        }
+    }
+
+    /// The one bound a question's terms name, by themselves or by a part
+    /// of a compound ("Vcool-max"), if they name one and not the other
+    /// ("max gpm thru each blr", not "min n max flow" nor "the lowest Vmin
+    /// as a share of Vcool-max").
+    fn asked(terms: &[String]) -> Option<Self> {
+        let mut named = terms
+            .iter()
+            .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+            .filter_map(Self::of);
+        let first = named.next()?;
+        named.all(|b| b == first).then_some(first)
+    }
+
+    /// The bounds a sentence names, by its words and the parts of its
+    /// compounds ("low-temperature", "Vcool-max"); "min" after a number is
+    /// minutes ("every 5 min").
+    fn named_in(text: &str) -> (bool, bool) {
+        let (mut upper, mut lower) = (false, false);
+        let mut after_number = false;
+        for w in text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+        {
+            let w = w.to_lowercase();
+            match Self::of(&w) {
+                Some(Self::Upper) => upper = true,
+                Some(Self::Lower) if !(w == "min" && after_number) => lower = true,
+                _ => {}
+            }
+            after_number = w.chars().all(|c| c.is_ascii_digit());
+        }
+        (upper, lower)
+    }
+
+    /// Whether a sentence names the other bound and not this one: "The
+    /// minimum boiler flow is 30 gpm" says nothing of the most.
+    fn only_other_in(self, text: &str) -> bool {
+        let (upper, lower) = Self::named_in(text);
+        match self {
+            Self::Upper => lower && !upper,
+            Self::Lower => upper && !lower,
+        }
+    }
+}
+
 /// Focus terms a text holds, written as asked or in an equivalent form
 /// ("supply air temperature" holds the question's "SAT"), in focus order.
 pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
@@ -657,6 +722,13 @@ fn pick_from(
         }
     }
     let mut all = kept;
+    // A question for one bound ("max gpm thru each blr") is not answered by
+    // a sentence that names only the other ("The minimum boiler flow is 30
+    // gpm"): its number is not the one asked.
+    // (Nor is it quoted beside the best one, before or after it.)
+    let bound = Bound::asked(focus.terms);
+    let other_bound = |text: &str| bound.is_some_and(|b| b.only_other_in(text));
+    all.retain(|(p, _)| !other_bound(&p.text));
     let (mut out, mut first) = select(&all, max);
     // A question for a number is not answered by a sentence that gives
     // none (a quantity, or the sequence parameter that holds it:
@@ -760,6 +832,7 @@ fn pick_from(
             && !crate::text::leads_in(next)
             && !run_ins[pos][k + 1]
             && answers_anything(next, heading)
+            && !other_bound(next)
             && !out.iter().any(|p| p.text == *next)
         {
             out.insert(1, quote(next));
@@ -775,6 +848,7 @@ fn pick_from(
         if k > 0
             && lines[pos][k - 1] == lines[pos][k]
             && answers_anything(&list[k - 1], heading)
+            && !other_bound(&list[k - 1])
             && !out.iter().any(|p| p.text == list[k - 1])
             && held[pos][k - 1]
                 .iter()
@@ -1282,6 +1356,48 @@ mod tests {
         assert!(!term_matches(&stem("request"), "required"));
         assert!(!term_matches(&stem("interest"), "internal"));
         assert!(!term_matches(&stem("test"), "te"));
+    }
+
+    /// A question for one bound is not answered by a sentence that names
+    /// only the other, however many of its terms that sentence holds; one
+    /// that names both, or neither, still answers; "5 min" is no bound.
+    #[test]
+    fn a_question_for_one_bound_is_not_answered_by_the_other() {
+        let text = "The minimum boiler flow is 30 gpm. Each boiler is rated 1,425 MBH.";
+        for q in [
+            ["max", "boiler", "flow", "gpm"],
+            ["maximum", "boiler", "flow", "gpm"],
+        ] {
+            let f = focus(&q);
+            let p = pick(Focus::plain(&f), &[], &[(0, text, 0.0)], 2);
+            assert!(p.iter().all(|p| !p.text.contains("30 gpm")), "{q:?}: {p:?}");
+        }
+        // Asked for the least, the same sentence answers.
+        let f = focus(&["min", "boiler", "flow"]);
+        let p = pick(Focus::plain(&f), &[], &[(0, text, 0.0)], 2);
+        assert_eq!(p[0].text, "The minimum boiler flow is 30 gpm.");
+        // Both bounds named: the row answers either.
+        let row = "Chiller evaporator: minimum flow 150 gpm, maximum 540 gpm.";
+        let f = focus(&["max", "evaporator", "flow"]);
+        assert_eq!(
+            pick(Focus::plain(&f), &[], &[(0, row, 0.0)], 1)[0].text,
+            row
+        );
+        // Both asked: no bound is asked alone.
+        assert_eq!(Bound::asked(&focus(&["min", "max", "flow"])), None);
+        assert_eq!(Bound::asked(&focus(&["lowest", "vcool-max"])), None);
+        assert_eq!(
+            Bound::asked(&focus(&["highest", "flow"])),
+            Some(Bound::Upper)
+        );
+        // Minutes are not a bound; a compound's part is.
+        assert_eq!(
+            Bound::named_in("run for 5 min at high speed"),
+            (true, false)
+        );
+        assert_eq!(Bound::named_in("the low-temperature cutout"), (false, true));
+        assert!(Bound::Upper.only_other_in("Vmin is the min airflow."));
+        assert!(!Bound::Upper.only_other_in("Vcool-max and Vmin are reset."));
     }
 
     #[test]
