@@ -770,6 +770,56 @@ fn part_reversed_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
     Some(other)
 }
 
+/// For a list or count of a unit's parts of one kind, found empty: the
+/// unit's points whose class names the kind ("VAV-1-05 DPR-CMD", a Damper
+/// Position Command, for "which dampers are on vav-1-05"). The model
+/// states such a part only through its point; "None" alone hides it.
+fn points_naming_kind(view: GraphView<'_>, plan: &Plan) -> Option<(String, Vec<String>)> {
+    if !matches!(plan.shape, Shape::List | Shape::Count)
+        || plan.having.is_some()
+        || !plan.absent.is_empty()
+        || !plan.body.any_of.is_empty()
+    {
+        return None;
+    }
+    let target = plan::Slot::var(&plan.target);
+    let [l] = plan.body.links.as_slice() else {
+        return None;
+    };
+    let plan::Slot::Node(unit) = &l.from else {
+        return None;
+    };
+    if l.rel != plan::Rel::Part || l.to != target {
+        return None;
+    }
+    let [(slot, kind)] = plan.body.types.as_slice() else {
+        return None;
+    };
+    if *slot != target {
+        return None;
+    }
+    let words = |class: &str| -> Vec<String> {
+        crate::vocab::local_name(class)
+            .split('_')
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let kind = words(kind);
+    let points: Vec<String> = view
+        .topo
+        .out_of(unit, TopoRel::HasPoint)
+        .iter()
+        .filter(|p| {
+            view.topo.types(p).iter().any(|t| {
+                let said = words(t);
+                kind.iter().all(|w| said.contains(w))
+            })
+        })
+        .cloned()
+        .collect();
+    (!points.is_empty()).then(|| (unit.clone(), points))
+}
+
 /// For a list or count of places that have a point of a kind ("which
 /// zones have co2 sensors"), found empty: models hang a space's sensors on
 /// its rooms (rice_brick.ttl: a zone's CO2 sensors are points of its
@@ -1426,6 +1476,32 @@ async fn draft(
             ));
             beside.extend(also.into_iter().flat_map(|(_, by)| by));
         }
+    }
+    // "which dampers are on vav-1-05", none found: the points of the box
+    // that name a damper (its damper command) are what the model states.
+    if n == 0
+        && let Some((unit, points)) = points_naming_kind(view, plan)
+        && let Some((_, kind)) = plan.body.types.first()
+    {
+        let said: Vec<String> = points
+            .iter()
+            .take(MAX_NAMED)
+            .map(|p| {
+                let kinds: Vec<String> = view
+                    .specific_types(p)
+                    .iter()
+                    .map(|t| class_said(view, t))
+                    .collect();
+                format!("{} ({})", name_of(view, p), kinds.join(", "))
+            })
+            .collect();
+        text.push_str(&format!(
+            " {} has points that name {}: {}.",
+            name_of(view, &unit),
+            read::indefinite(&read::class_words(view, kind)),
+            said.join("; ")
+        ));
+        beside.extend(points);
     }
     // Provenance: the graphs the anchors and the results are stated in.
     let anchors = anchors(plan);

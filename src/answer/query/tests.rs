@@ -1571,3 +1571,77 @@ async fn a_kind_of_part_said_on_a_unit_is_its_own_parts() {
         assert_eq!(got, want, "{q}");
     }
 }
+
+/// "which dampers are on vav-1-05": the model gives the box no damper as a
+/// part, so the list is empty, but the box has a point whose class names a
+/// damper (its damper command). Those points, found as a SPARQL query of
+/// that meaning finds them, are named beside the "None" and cited; the
+/// result itself stays empty. A unit with no point of the kind ("how many
+/// fans does vav-2-09 have") is answered as before, and a unit that has
+/// parts of the kind lists them alone.
+#[tokio::test]
+async fn an_empty_list_of_parts_names_the_points_of_the_kind() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let Some(b) = building_from(root.join("graph/northfield_campus.ttl")).await else {
+        return;
+    };
+    let nf = "https://daemoniq.io/campus/northfield#";
+    let points = |unit: &str, word: &str| {
+        format!(
+            "PREFIX brick: <https://brickschema.org/schema/Brick#> \
+             SELECT DISTINCT ?x WHERE {{ \
+             {{ <{nf}{unit}> brick:hasPoint ?x }} UNION {{ ?x brick:isPointOf <{nf}{unit}> }} \
+             ?x a ?c . FILTER(CONTAINS(LCASE(STR(?c)), \"{word}\")) }}"
+        )
+    };
+    let want = local_names(&b, &points("VAV-1-05", "damper"), "x").await;
+    assert!(!want.is_empty());
+    for q in [
+        "which dampers are on VAV-1-05",
+        "vav-1-05 dampers?",
+        "how many dampers does vav-1-05 have",
+    ] {
+        let (text, items, cited) = said(&b, q).await;
+        assert!(items.is_empty(), "{q}: {items:?}");
+        assert!(
+            text.contains("has points that name a Damper"),
+            "{q}: {text}"
+        );
+        assert!(want.is_subset(&cited), "{q}: {cited:?}");
+    }
+    assert!(
+        local_names(&b, &points("VAV-2-09", "fan"), "x")
+            .await
+            .is_empty()
+    );
+    let (text, items, _) = said(&b, "How many fans does VAV-2-09 have?").await;
+    assert!(items.is_empty());
+    assert!(!text.contains("has points"), "{text}");
+    let (text, items, _) = said(&b, "which dampers are on ahu-1").await;
+    assert_eq!(items.len(), 3);
+    assert!(!text.contains("has points"), "{text}");
+}
+
+/// What the engine answers: its text, the graph result's items and the
+/// local names of the nodes its evidence cites.
+async fn said(b: &Building, text: &str) -> (String, Vec<String>, BTreeSet<String>) {
+    match engine(b, text).await {
+        (
+            super::Outcome::Drafted {
+                draft: crate::answer::compose::Draft::Answer(a, _),
+                ..
+            },
+            trace,
+        ) => {
+            let items = trace.graph.answer.map(|g| g.items).unwrap_or_default();
+            let cited: BTreeSet<String> = a
+                .evidence
+                .iter()
+                .flat_map(|e| e.graph_ids.iter())
+                .map(|i| crate::vocab::local_name(i).to_owned())
+                .collect();
+            (a.answer, items, cited)
+        }
+        _ => panic!("{text:?} was not answered"),
+    }
+}
