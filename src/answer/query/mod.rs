@@ -774,7 +774,11 @@ fn part_reversed_instead(view: GraphView<'_>, plan: &Plan) -> Option<Plan> {
 /// unit's points whose class names the kind ("VAV-1-05 DPR-CMD", a Damper
 /// Position Command, for "which dampers are on vav-1-05"). The model
 /// states such a part only through its point; "None" alone hides it.
-fn points_naming_kind(view: GraphView<'_>, plan: &Plan) -> Option<(String, Vec<String>)> {
+/// Returns the unit, the kind and the points.
+fn points_naming_kind<'p>(
+    view: GraphView<'_>,
+    plan: &'p Plan,
+) -> Option<(&'p str, &'p str, Vec<String>)> {
     if !matches!(plan.shape, Shape::List | Shape::Count)
         || plan.having.is_some()
         || !plan.absent.is_empty()
@@ -804,7 +808,7 @@ fn points_naming_kind(view: GraphView<'_>, plan: &Plan) -> Option<(String, Vec<S
             .map(str::to_lowercase)
             .collect()
     };
-    let kind = words(kind);
+    let asked = words(kind);
     let points: Vec<String> = view
         .topo
         .out_of(unit, TopoRel::HasPoint)
@@ -812,12 +816,12 @@ fn points_naming_kind(view: GraphView<'_>, plan: &Plan) -> Option<(String, Vec<S
         .filter(|p| {
             view.topo.types(p).iter().any(|t| {
                 let said = words(t);
-                kind.iter().all(|w| said.contains(w))
+                asked.iter().all(|w| said.contains(w))
             })
         })
         .cloned()
         .collect();
-    (!points.is_empty()).then(|| (unit.clone(), points))
+    (!points.is_empty()).then_some((unit.as_str(), kind.as_str(), points))
 }
 
 /// For a list or count of places that have a point of a kind ("which
@@ -1480,8 +1484,7 @@ async fn draft(
     // "which dampers are on vav-1-05", none found: the points of the box
     // that name a damper (its damper command) are what the model states.
     if n == 0
-        && let Some((unit, points)) = points_naming_kind(view, plan)
-        && let Some((_, kind)) = plan.body.types.first()
+        && let Some((unit, kind, points)) = points_naming_kind(view, plan)
     {
         let said: Vec<String> = points
             .iter()
@@ -1497,7 +1500,7 @@ async fn draft(
             .collect();
         text.push_str(&format!(
             " {} has points that name {}: {}.",
-            name_of(view, &unit),
+            name_of(view, unit),
             read::indefinite(&read::class_words(view, kind)),
             said.join("; ")
         ));
