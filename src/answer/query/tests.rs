@@ -38,6 +38,12 @@ async fn shared_building(rel: &str) -> Option<Building> {
     building_from(crate::test_data::shared_data(rel)?).await
 }
 
+/// The demo campus model (`graph/northfield_campus.ttl`).
+async fn campus() -> Option<Building> {
+    building_from(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("graph/northfield_campus.ttl"))
+        .await
+}
+
 async fn building_from(model: PathBuf) -> Option<Building> {
     let brick = crate::assets::Assets::new(crate::config::default_assets_dir()).brick_ttl();
     let brick = crate::test_data::require(
@@ -1352,8 +1358,7 @@ async fn a_node_a_model_relates_but_never_types_is_named() {
 /// states no relation is not.
 #[tokio::test]
 async fn a_sentence_is_read_against_the_graph_for_what_feeds_what_it_names() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let Some(b) = building_from(root.join("graph/northfield_campus.ttl")).await else {
+    let Some(b) = campus().await else {
         return;
     };
     let nf = |l: &str| format!("https://daemoniq.io/campus/northfield#{l}");
@@ -1394,8 +1399,7 @@ async fn a_sentence_is_read_against_the_graph_for_what_feeds_what_it_names() {
 /// round is read the way the model has it.
 #[tokio::test]
 async fn two_kinds_one_a_part_of_the_other_are_read_as_the_part_of_the_whole() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let Some(b) = building_from(root.join("graph/northfield_campus.ttl")).await else {
+    let Some(b) = campus().await else {
         return;
     };
     let key = |part: &str, whole: &str| {
@@ -1476,8 +1480,7 @@ async fn local_names(b: &Building, key: &str, var: &str) -> BTreeSet<String> {
 /// word ("the heating coils") is read.
 #[tokio::test]
 async fn a_word_a_kind_is_read_without_stays_unread() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let Some(b) = building_from(root.join("graph/northfield_campus.ttl")).await else {
+    let Some(b) = campus().await else {
         return;
     };
     let view = GraphView::new(&b.topo, &b.onto);
@@ -1517,8 +1520,7 @@ async fn a_word_a_kind_is_read_without_stays_unread() {
 /// coils") is what it serves.
 #[tokio::test]
 async fn a_kind_of_part_said_on_a_unit_is_its_own_parts() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let Some(b) = building_from(root.join("graph/northfield_campus.ttl")).await else {
+    let Some(b) = campus().await else {
         return;
     };
     let nf = "https://daemoniq.io/campus/northfield#";
@@ -1581,8 +1583,7 @@ async fn a_kind_of_part_said_on_a_unit_is_its_own_parts() {
 /// parts of the kind lists them alone.
 #[tokio::test]
 async fn an_empty_list_of_parts_names_the_points_of_the_kind() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let Some(b) = building_from(root.join("graph/northfield_campus.ttl")).await else {
+    let Some(b) = campus().await else {
         return;
     };
     let nf = "https://daemoniq.io/campus/northfield#";
