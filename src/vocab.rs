@@ -117,6 +117,16 @@ pub fn local_name(iri: &str) -> &str {
     iri.rsplit(['#', '/']).next().unwrap_or(iri)
 }
 
+/// The lowercase words of a class's local name: `brick:Damper_Position_Command`
+/// is `damper`, `position`, `command`.
+pub fn name_words(iri: &str) -> Vec<String> {
+    local_name(iri)
+        .split('_')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
 /// `dq:` term IRI.
 pub fn dq(local: &str) -> String {
     format!("{DQ}{local}")

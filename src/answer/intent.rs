@@ -211,13 +211,7 @@ fn only_classes_said(cues: &Cues, lower: &str, g: &Grounding, cue: Cue) -> bool 
 fn class_spans(lower: &str, g: &Grounding) -> Vec<(usize, usize)> {
     let mut said = Vec::new();
     for (span, class) in g.kind_mentions() {
-        let name: Vec<String> = class
-            .map(|c| vocab::local_name(&c).to_lowercase())
-            .unwrap_or_default()
-            .split('_')
-            .filter(|n| !n.is_empty())
-            .map(str::to_owned)
-            .collect();
+        let name = class.map(|c| vocab::name_words(&c)).unwrap_or_default();
         let mut end = span.end;
         while let Some(next) = lower.get(end..).and_then(|rest| {
             let word = rest.split_whitespace().next()?;

@@ -252,14 +252,19 @@ enum Bound {
 }
 
 impl Bound {
-    /// The bound a word (lower case, or its stem) names.
+    /// The bound a word (in any case, or its stem) names.
     fn of(word: &str) -> Option<Self> {
-        match word {
-            "max" | "high" | "higher" | "highest" | "upper" => Some(Self::Upper),
-            "min" | "low" | "lower" | "lowest" => Some(Self::Lower),
-            w if w.starts_with("maxim") => Some(Self::Upper),
-            w if w.starts_with("minim") => Some(Self::Lower),
-            _ => None,
+        let is = |ws: &[&str]| ws.iter().any(|w| word.eq_ignore_ascii_case(w));
+        let stem = |s: &str| {
+            word.get(..s.len())
+                .is_some_and(|h| h.eq_ignore_ascii_case(s))
+        };
+        if is(&["max", "high", "higher", "highest", "upper"]) || stem("maxim") {
+            Some(Self::Upper)
+        } else if is(&["min", "low", "lower", "lowest"]) || stem("minim") {
+            Some(Self::Lower)
+        } else {
+            None
         }
     }
 
@@ -286,10 +291,11 @@ impl Bound {
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
         {
-            let w = w.to_lowercase();
-            match Self::of(&w) {
+            match Self::of(w) {
                 Some(Self::Upper) => upper = true,
-                Some(Self::Lower) if !(w == "min" && after_number) => lower = true,
+                Some(Self::Lower) if !(w.eq_ignore_ascii_case("min") && after_number) => {
+                    lower = true
+                }
                 _ => {}
             }
             after_number = w.chars().all(|c| c.is_ascii_digit());

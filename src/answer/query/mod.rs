@@ -802,20 +802,14 @@ fn points_naming_kind<'p>(
     if *slot != target {
         return None;
     }
-    let words = |class: &str| -> Vec<String> {
-        crate::vocab::local_name(class)
-            .split('_')
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let asked = words(kind);
+    let asked = crate::vocab::name_words(kind);
     let points: Vec<String> = view
         .topo
         .out_of(unit, TopoRel::HasPoint)
         .iter()
         .filter(|p| {
             view.topo.types(p).iter().any(|t| {
-                let said = words(t);
+                let said = crate::vocab::name_words(t);
                 asked.iter().all(|w| said.contains(w))
             })
         })

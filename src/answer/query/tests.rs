@@ -169,15 +169,33 @@ async fn ask_answered(b: &Building, text: &str) -> (String, BTreeSet<String>) {
     (answer.kind, names)
 }
 
-/// The text of what the engine answers.
-async fn answer_text(b: &Building, text: &str) -> String {
-    match engine(b, text).await.0 {
-        super::Outcome::Drafted {
-            draft: crate::answer::compose::Draft::Answer(a, _),
-            ..
-        } => a.answer,
+/// What the engine answers: its text, the graph result's items and the
+/// local names of the nodes its evidence cites.
+async fn said(b: &Building, text: &str) -> (String, Vec<String>, BTreeSet<String>) {
+    match engine(b, text).await {
+        (
+            super::Outcome::Drafted {
+                draft: crate::answer::compose::Draft::Answer(a, _),
+                ..
+            },
+            trace,
+        ) => {
+            let items = trace.graph.answer.map(|g| g.items).unwrap_or_default();
+            let cited: BTreeSet<String> = a
+                .evidence
+                .iter()
+                .flat_map(|e| e.graph_ids.iter())
+                .map(|i| crate::vocab::local_name(i).to_owned())
+                .collect();
+            (a.answer, items, cited)
+        }
         _ => panic!("{text:?} was not answered"),
     }
+}
+
+/// The text of what the engine answers.
+async fn answer_text(b: &Building, text: &str) -> String {
+    said(b, text).await.0
 }
 
 fn set(items: &[&str]) -> BTreeSet<String> {
@@ -1621,28 +1639,4 @@ async fn an_empty_list_of_parts_names_the_points_of_the_kind() {
     let (text, items, _) = said(&b, "which dampers are on ahu-1").await;
     assert_eq!(items.len(), 3);
     assert!(!text.contains("has points"), "{text}");
-}
-
-/// What the engine answers: its text, the graph result's items and the
-/// local names of the nodes its evidence cites.
-async fn said(b: &Building, text: &str) -> (String, Vec<String>, BTreeSet<String>) {
-    match engine(b, text).await {
-        (
-            super::Outcome::Drafted {
-                draft: crate::answer::compose::Draft::Answer(a, _),
-                ..
-            },
-            trace,
-        ) => {
-            let items = trace.graph.answer.map(|g| g.items).unwrap_or_default();
-            let cited: BTreeSet<String> = a
-                .evidence
-                .iter()
-                .flat_map(|e| e.graph_ids.iter())
-                .map(|i| crate::vocab::local_name(i).to_owned())
-                .collect();
-            (a.answer, items, cited)
-        }
-        _ => panic!("{text:?} was not answered"),
-    }
 }
