@@ -1241,7 +1241,8 @@ const LEAD_IN_LINES: usize = 8;
 /// the test and balance contractor are:") says what the section is about,
 /// not the list, and is left out. A lead-in stands over the lines after
 /// it, at most [`LEAD_IN_LINES`], up to the next line that ends with a
-/// colon or a table (whose rows carry their caption). `None` for a
+/// colon or a table (whose rows carry their caption), or, when its first
+/// item is a bare phrase, a line that ends as a sentence. `None` for a
 /// sentence of the lead-in's own line and for one no lead-in stands over.
 fn lead_ins_of(text: &str, lines: &[(usize, String)]) -> Vec<Option<std::ops::Range<usize>>> {
     // The sentences of each line, by index, in order.
@@ -1254,7 +1255,9 @@ fn lead_ins_of(text: &str, lines: &[(usize, String)]) -> Vec<Option<std::ops::Ra
     }
     let raw: Vec<&str> = text.lines().collect();
     let mut out = vec![None; lines.len()];
-    let mut lead: Option<(std::ops::Range<usize>, usize)> = None;
+    // The lead-in's sentences, the lines it may still stand over, and
+    // whether its list's first item is a bare phrase.
+    let mut lead: Option<(std::ops::Range<usize>, usize, Option<bool>)> = None;
     for (at, (n, span)) in spans.iter().enumerate() {
         // A table's rows carry their caption already ([`quotable`]); a
         // table ends the list a lead-in stands over.
@@ -1269,7 +1272,7 @@ fn lead_ins_of(text: &str, lines: &[(usize, String)]) -> Vec<Option<std::ops::Ra
             .get(at + 1)
             .is_some_and(|(_, next)| is_formula(&lines[next.start].1));
         if formula_next && opens_formula(&lines[last].1) {
-            lead = Some((last..last + 1, 1));
+            lead = Some((last..last + 1, 1, None));
             continue;
         }
         if opens_list(&lines[last].1) {
@@ -1282,14 +1285,21 @@ fn lead_ins_of(text: &str, lines: &[(usize, String)]) -> Vec<Option<std::ops::Ra
             } else {
                 last
             };
-            lead = Some((first..last + 1, LEAD_IN_LINES));
+            lead = Some((first..last + 1, LEAD_IN_LINES, None));
             continue;
         }
-        if let Some((range, left)) = &mut lead {
-            if *left == 0 {
+        // A list whose first item is a bare phrase ("Occupied mode") ends
+        // at a line that ends as a sentence: "See the operation mode
+        // enumeration … for the detailed description." is the paragraph
+        // after it, not an item.
+        let line = raw.get(*n).copied().unwrap_or_default();
+        let sentence = line.trim_end().ends_with(['.', '!', '?']);
+        if let Some((range, left, bare)) = &mut lead {
+            if *left == 0 || (*bare == Some(true) && sentence) {
                 lead = None;
             } else {
                 *left -= 1;
+                bare.get_or_insert(is_bare_phrase(line));
                 for k in span.clone() {
                     out[k] = Some(range.clone());
                 }
@@ -1319,6 +1329,16 @@ pub fn shared_caption(a: &str, b: &str) -> Option<usize> {
 /// closing full stop or colon ("When California Title 24-2016 is used").
 pub fn as_caption(line: &str) -> &str {
     line.trim().trim_end_matches(['.', ':'])
+}
+
+/// Whether a list item is a bare phrase: it ends without punctuation
+/// ("Occupied mode", "Setup mode (unoccupied)"), not as a sentence nor as
+/// a clause of one ("1. when oveFloSet equals to 1, force … to zero,").
+pub fn is_bare_phrase(item: &str) -> bool {
+    item.trim_end()
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_alphanumeric() || c == ')')
 }
 
 /// Whether a sentence leads into a list: it ends with a colon ("… as
@@ -1522,6 +1542,17 @@ pub(crate) mod tests {
         let leads = lead_ins(&many);
         assert_eq!(leads[super::LEAD_IN_LINES], Some(0..1));
         assert_eq!(leads[super::LEAD_IN_LINES + 1], None);
+        // A list of bare phrases ends at a line that ends as a sentence:
+        // the paragraph after it. Items that are clauses do not.
+        let text = "The following hierarchy applies:\n\
+                    Occupied mode\n\
+                    Setup mode\n\
+                    See the enumeration for the details.";
+        assert_eq!(lead_ins(text), [None, Some(0..1), Some(0..1), None]);
+        let text = "Provide switches to:\n\
+                    1. when x equals 1, force the flow to zero,\n\
+                    2. when x equals 2, force the damper open.";
+        assert_eq!(lead_ins(text), [None, Some(0..1), Some(0..1)]);
         // A line ending in "as" leads into the formula on the next line,
         // and only into it; before a sentence it leads into nothing.
         let text = "Calculate the current system ventilation efficiency as\n\

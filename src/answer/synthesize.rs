@@ -899,6 +899,37 @@ fn pick_from(
                 place(&mut out, j, 0);
             }
         }
+        // A lead-in is quoted with the items of its list after it, and a
+        // bare phrase of a list ("Cooldown mode") with its lead-in and the
+        // whole list: "the following hierarchy applies (highest one sets
+        // AHU mode):" says what the list is, its items say the order.
+        let lead_in = if crate::text::leads_in(&list[k]) {
+            Some(k)
+        } else {
+            leads[pos][k]
+                .as_ref()
+                .map(|r| r.end - 1)
+                .filter(|_| crate::text::is_bare_phrase(&list[k]))
+        };
+        if let Some(l) = lead_in {
+            let mut after = list[l].clone();
+            for j in (l + 1..list.len())
+                .take_while(|&j| leads[pos][j].as_ref().is_some_and(|r| r.contains(&l)))
+            {
+                let Some(mut at) = out.iter().position(|p| p.text == after) else {
+                    break;
+                };
+                let item = match out.iter().position(|p| p.text == list[j]) {
+                    Some(was) => {
+                        at -= usize::from(was < at);
+                        out.remove(was)
+                    }
+                    None => quote(&list[j]),
+                };
+                out.insert(at + 1, item);
+                after.clone_from(&list[j]);
+            }
+        }
     }
     without_captions_repeated(out)
 }
@@ -1830,6 +1861,41 @@ mod tests {
         let texts = [(0, requests, 0.7), (1, bare.as_str(), 1.0)];
         let p = pick_in(Focus::plain(&f), &[], &texts, &[], &[], 1);
         assert_eq!(p[0].text, requests);
+    }
+
+    /// A lead-in that answers is quoted with its list's items after it,
+    /// in their order: alone it says nothing, the items are what it
+    /// announces. A bare phrase of the list ("Cooldown mode") is quoted
+    /// with its lead-in and the whole list; the paragraph after the list
+    /// is no item of it.
+    #[test]
+    fn a_lead_in_is_quoted_with_its_items() {
+        let lead = "When zone groups served by an AHU are in different modes, \
+                    the following hierarchy applies (highest one sets AHU mode):";
+        let page = format!(
+            "This sequence sets the operation mode of an AHU.\n{lead}\n\
+             Occupied mode\nCooldown mode\nSetup mode\n\
+             See the operation mode enumeration for the detailed description."
+        );
+        let list = [lead, "Occupied mode", "Cooldown mode", "Setup mode"];
+        for q in [
+            &["zone", "group", "different", "mode", "ahu", "priority"][..],
+            &["cooldown", "mode", "rank", "ahu"][..],
+        ] {
+            let f = focus(q);
+            let p = pick_in(
+                Focus::plain(&f),
+                &[],
+                &[(0, page.as_str(), 1.0)],
+                &[],
+                &[],
+                2,
+            );
+            let quoted: Vec<&str> = p.iter().map(|p| p.text.as_str()).collect();
+            assert_eq!(quoted[..4], list, "{q:?}: {quoted:?}");
+        }
+        // An item that is a sentence is quoted under its lead-in alone
+        // (a_list_item_stands_under_its_lead_in).
     }
 
     /// A log entry's later sentence stands under the entry's dated

@@ -805,36 +805,7 @@ pub async fn answer(
             item
         })
         .collect();
-    // Sentences quoted side by side from one chunk share one citation,
-    // after the last of them; rows of one table side by side share its
-    // caption, said once (the evidence quotes each row whole).
-    // The length of the caption each sentence shares with the one before.
-    let shared: Vec<Option<usize>> = std::iter::once(None)
-        .chain(picked.windows(2).map(|w| {
-            (w[0].source == w[1].source)
-                .then(|| crate::text::shared_caption(&w[0].text, &w[1].text))
-                .flatten()
-        }))
-        .collect();
-    let answer = picked
-        .iter()
-        .enumerate()
-        .map(|(n, p)| {
-            let text = shared[n].map_or(p.text.as_str(), |c| &p.text[c..]);
-            match picked.get(n + 1) {
-                Some(next) if next.source == p.source => {
-                    let continues = shared[n + 1].is_some();
-                    if continues && !text.ends_with(['.', '!', '?', ':', ';']) {
-                        format!("{text}.")
-                    } else {
-                        text.to_owned()
-                    }
-                }
-                _ => format!("{text} (from {})", where_in(&top[p.source])),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
+    let answer = quoted_text(&picked, |i| where_in(&top[i]));
     let draft = Draft::Answer(
         Answer {
             answer,
@@ -853,6 +824,44 @@ pub async fn answer(
         used,
     );
     Ok((draft, Some(measured)))
+}
+
+/// The answer's text: the picked sentences in order. Sentences quoted
+/// side by side from one chunk share one citation (`where_in` of their
+/// chunk), after the last of them; rows of one table side by side share
+/// its caption, said once (the evidence quotes each row whole); the items
+/// of a list and a table's rows are set apart ("Occupied mode; Cooldown
+/// mode; …"), not run together as one string of words.
+fn quoted_text(picked: &[Picked], where_in: impl Fn(usize) -> String) -> String {
+    // The length of the caption each sentence shares with the one before.
+    let shared: Vec<Option<usize>> = std::iter::once(None)
+        .chain(picked.windows(2).map(|w| {
+            (w[0].source == w[1].source)
+                .then(|| crate::text::shared_caption(&w[0].text, &w[1].text))
+                .flatten()
+        }))
+        .collect();
+    picked
+        .iter()
+        .enumerate()
+        .map(|(n, p)| {
+            let text = shared[n].map_or(p.text.as_str(), |c| &p.text[c..]);
+            match picked.get(n + 1) {
+                Some(next) if next.source == p.source => {
+                    let continues = shared[n + 1].is_some();
+                    if continues && !text.ends_with(['.', '!', '?', ':', ';']) {
+                        format!("{text}.")
+                    } else if crate::text::is_bare_phrase(text) {
+                        format!("{text};")
+                    } else {
+                        text.to_owned()
+                    }
+                }
+                _ => format!("{text} (from {})", where_in(p.source)),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
@@ -876,6 +885,32 @@ mod tests {
         );
         assert!(document_terms(&terms, &["golden/corpus/northfield_service_log.md"]).is_empty());
         assert!(document_terms(&terms, &[]).is_empty());
+    }
+
+    /// Quoted side by side from one chunk, sentences share one citation;
+    /// a list's bare items and a table's rows are set apart.
+    #[test]
+    fn quoted_sentences_read_as_written() {
+        let quote = |source: usize, text: &str| Picked {
+            source,
+            text: text.to_owned(),
+            matched: Vec::new(),
+            score: 0.0,
+        };
+        let picked = [
+            quote(0, "The following hierarchy applies:"),
+            quote(0, "Occupied mode"),
+            quote(0, "Cooldown mode"),
+            quote(1, "Stage 3 requires a manual reset."),
+            quote(2, "Chiller evaporator | 540 gpm"),
+            quote(2, "Condenser water | 900 gpm"),
+        ];
+        assert_eq!(
+            quoted_text(&picked, |i| format!("doc {i}")),
+            "The following hierarchy applies: Occupied mode; Cooldown mode (from doc 0) \
+             Stage 3 requires a manual reset. (from doc 1) \
+             Chiller evaporator | 540 gpm; Condenser water | 900 gpm (from doc 2)"
+        );
     }
 
     /// When a picked sentence is from a document the question names, the
