@@ -163,6 +163,17 @@ impl Question {
         for name in unknown_models(text, &grounding) {
             grounding.unresolved.push(name);
         }
+        // A name the question writes as one word in lower case typed for a
+        // function word ("b4" for before, dq:cue_stop_word) names nothing:
+        // "the warm-up time b4 occupancy" asks about no B-4. Written as a
+        // name ("B4", "b-4"), it is one.
+        grounding.unresolved.retain(|name| {
+            !text.split(|c: char| !c.is_alphanumeric()).any(|w| {
+                squash(w) == squash(name)
+                    && !w.chars().any(char::is_uppercase)
+                    && cues.is(text::Cue::StopWord, w)
+            })
+        });
         Self::grounded(text, grounding, cues, view)
     }
 

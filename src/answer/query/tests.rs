@@ -169,6 +169,25 @@ async fn ask_answered(b: &Building, text: &str) -> (String, BTreeSet<String>) {
     (answer.kind, names)
 }
 
+/// A word typed for a function word ("b4" for before) names nothing,
+/// though beside the campus's boilers B-1 and B-2 it has the shape of a
+/// name; written as a name ("B4", "b-4"), it names one the graph lacks.
+#[tokio::test]
+async fn a_word_typed_for_a_function_word_names_nothing() {
+    let Some(b) = campus().await else {
+        return;
+    };
+    let view = GraphView::new(&b.topo, &b.onto);
+    let unresolved = |text: &str| {
+        Question::read(text, &b.grounder, &b.cues, view)
+            .grounding
+            .unresolved
+    };
+    assert!(unresolved("how long is the boiler warm-up b4 occupancy").is_empty());
+    assert_eq!(unresolved("what is the flame signal of B4"), ["B-4"]);
+    assert_eq!(unresolved("what is the flame signal of b-4"), ["B-4"]);
+}
+
 /// What the engine answers: its text, the graph result's items and the
 /// local names of the nodes its evidence cites.
 async fn said(b: &Building, text: &str) -> (String, Vec<String>, BTreeSet<String>) {
