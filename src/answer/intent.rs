@@ -165,7 +165,7 @@ fn bare_term(cues: &Cues, w: &[String], g: &Grounding) -> bool {
 /// a date is one word, as dated records write it ([`dated`]).
 pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
     let named: Vec<String> = g.entities.iter().flat_map(|e| words(&e.matched)).collect();
-    dated(w)
+    dated(&only_compounds(cues, w))
         .iter()
         .filter(|x| {
             ![Cue::FunctionWord, Cue::StopWord, Cue::FrameWord]
@@ -180,6 +180,34 @@ pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
             }
             acc
         })
+}
+
+/// The words with "… only" before a noun written as the compound it is
+/// ("clg only vav box", "cooling only box": `cooling-only`, the kind of
+/// terminal unit, which "cooling" or the reheat box's "Cooldown" does not
+/// hold); "looking only at the thermometer" is no compound.
+fn only_compounds(cues: &Cues, w: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(w.len());
+    let mut i = 0;
+    while i < w.len() {
+        let before_noun = w.get(i + 2).is_some_and(|next| {
+            ![Cue::FunctionWord, Cue::StopWord, Cue::FrameWord]
+                .iter()
+                .any(|c| cues.is(*c, next))
+        });
+        if w[i].len() > 3
+            && w[i].ends_with("ing")
+            && w.get(i + 1).is_some_and(|o| o == "only")
+            && before_noun
+        {
+            out.push(format!("{}-only", w[i]));
+            i += 2;
+        } else {
+            out.push(w[i].clone());
+            i += 1;
+        }
+    }
+    out
 }
 
 /// Whether the question says a phrase of `cue` ("kind of", "same as") and,

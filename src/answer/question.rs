@@ -548,6 +548,32 @@ mod tests {
         assert!(unknown_models("vav 2-14 and ahu-2 at 55 deg", &g).is_empty());
     }
 
+    /// "… only" before a noun is the compound it names: "cooling only
+    /// box" asks for `cooling-only`, which "cooling" does not hold;
+    /// "looking only at" is no compound.
+    #[tokio::test]
+    async fn a_kind_said_with_only_is_one_term() {
+        let cues = crate::text::tests::cues().await;
+        let (topo, onto) = (
+            crate::topology::Topology::default(),
+            crate::ontology::Ontology::default(),
+        );
+        let focus = |q: &str| {
+            Question::grounded(q, Grounding::default(), &cues, GraphView::new(&topo, &onto))
+                .reading
+                .focus
+        };
+        assert!(
+            focus("cooling only box in cooldown - max airflow sp?")
+                .contains(&"cooling-only".to_owned())
+        );
+        assert!(
+            !focus("decides by looking only at the outdoor thermometer")
+                .iter()
+                .any(|t| t.contains("only"))
+        );
+    }
+
     /// A question for a length of time is answered by a time: its units
     /// are the units of time, not every unit ("62 % (450 gpm)" states no
     /// time); any other question for a value keeps every unit.
