@@ -548,21 +548,22 @@ mod tests {
         assert!(unknown_models("vav 2-14 and ahu-2 at 55 deg", &g).is_empty());
     }
 
+    /// `q` read with the cues alone: no grounding, an empty graph.
+    fn plain(q: &str, cues: &Cues) -> Question {
+        let (topo, onto) = (
+            crate::topology::Topology::default(),
+            crate::ontology::Ontology::default(),
+        );
+        Question::grounded(q, Grounding::default(), cues, GraphView::new(&topo, &onto))
+    }
+
     /// "… only" before a noun is the compound it names: "cooling only
     /// box" asks for `cooling-only`, which "cooling" does not hold;
     /// "looking only at" is no compound.
     #[tokio::test]
     async fn a_kind_said_with_only_is_one_term() {
         let cues = crate::text::tests::cues().await;
-        let (topo, onto) = (
-            crate::topology::Topology::default(),
-            crate::ontology::Ontology::default(),
-        );
-        let focus = |q: &str| {
-            Question::grounded(q, Grounding::default(), &cues, GraphView::new(&topo, &onto))
-                .reading
-                .focus
-        };
+        let focus = |q: &str| plain(q, &cues).reading.focus;
         assert!(
             focus("cooling only box in cooldown - max airflow sp?")
                 .contains(&"cooling-only".to_owned())
@@ -580,13 +581,7 @@ mod tests {
     #[tokio::test]
     async fn a_question_for_a_length_of_time_is_answered_by_a_time() {
         let cues = crate::text::tests::cues().await;
-        let (topo, onto) = (
-            crate::topology::Topology::default(),
-            crate::ontology::Ontology::default(),
-        );
-        let units = |q: &str| {
-            Question::grounded(q, Grounding::default(), &cues, GraphView::new(&topo, &onto)).units
-        };
+        let units = |q: &str| plain(q, &cues).units;
         for q in [
             "how long does a chiller have to run before it can stop",
             "for how many minutes is the alarm delayed",
@@ -599,11 +594,9 @@ mod tests {
         assert!(u.iter().any(|u| u == "%") && u.iter().any(|u| u == "minutes"));
         assert!(units("which pump serves the coil").is_empty());
         // How often: a frequency, asked for as a number is.
-        let often = Question::grounded(
+        let often = plain(
             "how often do the duct static transmitters need zeroing",
-            Grounding::default(),
             &cues,
-            GraphView::new(&topo, &onto),
         );
         assert!(often.reading.number);
         assert!(

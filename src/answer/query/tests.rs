@@ -131,11 +131,18 @@ async fn ask(b: &Building, text: &str) -> (Shape, BTreeSet<String>) {
     (plan.shape.clone(), got)
 }
 
+/// A question read against the building.
+fn question(b: &Building, text: &str) -> Question {
+    Question::read(text, &b.grounder, &b.cues, GraphView::new(&b.topo, &b.onto))
+}
+
 /// What the reader makes of a question.
 fn reading(b: &Building, text: &str) -> Reading {
-    let view = GraphView::new(&b.topo, &b.onto);
-    let q = Question::read(text, &b.grounder, &b.cues, view);
-    read::read(&q, &b.cues, view)
+    read::read(
+        &question(b, text),
+        &b.cues,
+        GraphView::new(&b.topo, &b.onto),
+    )
 }
 
 /// The engine's outcome for a question, with its trace.
@@ -177,12 +184,7 @@ async fn a_word_typed_for_a_function_word_names_nothing() {
     let Some(b) = campus().await else {
         return;
     };
-    let view = GraphView::new(&b.topo, &b.onto);
-    let unresolved = |text: &str| {
-        Question::read(text, &b.grounder, &b.cues, view)
-            .grounding
-            .unresolved
-    };
+    let unresolved = |text: &str| question(&b, text).grounding.unresolved;
     assert!(unresolved("how long is the boiler warm-up b4 occupancy").is_empty());
     assert_eq!(unresolved("what is the flame signal of B4"), ["B-4"]);
     assert_eq!(unresolved("what is the flame signal of b-4"), ["B-4"]);
@@ -1021,12 +1023,7 @@ async fn a_yes_no_about_two_classes_asks_the_ontology() {
     let Some(b) = building("coils.ttl").await else {
         return;
     };
-    let view = GraphView::new(&b.topo, &b.onto);
-    let asked = |text: &str| {
-        Question::read(text, &b.grounder, &b.cues, view)
-            .reading
-            .classes_asked
-    };
+    let asked = |text: &str| question(&b, text).reading.classes_asked;
     assert_eq!(
         asked("is a vav a kind of terminal unit"),
         Some(ClassAsk::KindOf)
@@ -1047,13 +1044,10 @@ async fn a_yes_no_about_two_classes_asks_the_ontology() {
     // The building graph composes nothing for it ("the building graph
     // does not show that the Variable Air Volume Box with a Terminal Unit"
     // answered it, wrongly, no).
-    let q = Question::read(
-        "is a vav a kind of terminal unit",
-        &b.grounder,
-        &b.cues,
-        view,
-    );
-    assert!(!matches!(read::read(&q, &b.cues, view), Reading::Plan(_)));
+    assert!(!matches!(
+        reading(&b, "is a vav a kind of terminal unit"),
+        Reading::Plan(_)
+    ));
 }
 
 #[tokio::test]
