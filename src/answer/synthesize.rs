@@ -820,12 +820,15 @@ fn pick_from(
         let quote = |text: &String| Picked::beside(focus, source, text);
         // A sentence of the list goes to `at`, moved there if it was
         // picked, quoted if not.
-        let place = |out: &mut Vec<Picked>, j: usize, at: usize| {
-            let sentence = match out.iter().position(|p| p.text == list[j]) {
-                Some(was) => out.remove(was),
-                None => quote(&list[j]),
+        // Where it went: one taken from before `at` goes one place back,
+        // so that it stays after what stood before `at`.
+        let place = |out: &mut Vec<Picked>, j: usize, at: usize| -> usize {
+            let (sentence, at) = match out.iter().position(|p| p.text == list[j]) {
+                Some(was) => (out.remove(was), at - usize::from(was < at)),
+                None => (quote(&list[j]), at),
             };
             out.insert(at, sentence);
+            at
         };
         let heading = headings.get(pos).copied().unwrap_or_default();
         // Nor when it leads into a list or a formula of its own ("…
@@ -911,23 +914,13 @@ fn pick_from(
                 .map(|r| r.end - 1)
                 .filter(|_| crate::text::is_bare_phrase(&list[k]))
         };
-        if let Some(l) = lead_in {
-            let mut after = list[l].clone();
+        if let Some(l) = lead_in
+            && let Some(mut at) = out.iter().position(|p| p.text == list[l])
+        {
             for j in (l + 1..list.len())
                 .take_while(|&j| leads[pos][j].as_ref().is_some_and(|r| r.contains(&l)))
             {
-                let Some(mut at) = out.iter().position(|p| p.text == after) else {
-                    break;
-                };
-                let item = match out.iter().position(|p| p.text == list[j]) {
-                    Some(was) => {
-                        at -= usize::from(was < at);
-                        out.remove(was)
-                    }
-                    None => quote(&list[j]),
-                };
-                out.insert(at + 1, item);
-                after.clone_from(&list[j]);
+                at = place(&mut out, j, at + 1);
             }
         }
     }
