@@ -863,6 +863,29 @@ pub enum Cue {
     /// Words by which a passage states a frequency ("weekly", "every
     /// Monday").
     FrequencyWord,
+    /// Units of power ("hp", "kW"): with the other unit cues, the units a
+    /// question may ask a value in ([`Cues::units_asked`]).
+    UnitPower,
+    /// Units of heating or cooling capacity ("tons", "MBH").
+    UnitCapacity,
+    /// Units of flow ("cfm", "gpm").
+    UnitFlow,
+    /// Units of air velocity ("fpm").
+    UnitVelocity,
+    /// Units of pressure ("psi", "in. w.c.").
+    UnitPressure,
+    /// Units of temperature ("°F", "deg").
+    UnitTemperature,
+    /// Units of current ("µA", "amps").
+    UnitCurrent,
+    /// Units of voltage ("VAC").
+    UnitVoltage,
+    /// Units of rotation ("rpm", "Hz").
+    UnitRotation,
+    /// Units of concentration ("ppm").
+    UnitConcentration,
+    /// Percent ("%", "percent").
+    UnitPercent,
     /// Nouns that, after a question word, name only the kind of answer
     /// asked for ("what part got swapped"), not a thing a passage names.
     AnswerKind,
@@ -911,6 +934,17 @@ impl Cue {
                 | Self::DurationUnit
                 | Self::Frequency
                 | Self::FrequencyWord
+                | Self::UnitPower
+                | Self::UnitCapacity
+                | Self::UnitFlow
+                | Self::UnitVelocity
+                | Self::UnitPressure
+                | Self::UnitTemperature
+                | Self::UnitCurrent
+                | Self::UnitVoltage
+                | Self::UnitRotation
+                | Self::UnitConcentration
+                | Self::UnitPercent
                 | Self::AnswerKind
                 | Self::Auxiliary
                 | Self::Mode
@@ -1027,6 +1061,22 @@ pub fn states_quantity(text: &str, units: &[String]) -> bool {
         None => false,
     })
 }
+
+/// The cues of the units a question may ask a value in, one per kind of
+/// quantity ([`Cues::units_asked`]).
+const UNIT_CUES: &[Cue] = &[
+    Cue::UnitPower,
+    Cue::UnitCapacity,
+    Cue::UnitFlow,
+    Cue::UnitVelocity,
+    Cue::UnitPressure,
+    Cue::UnitTemperature,
+    Cue::UnitCurrent,
+    Cue::UnitVoltage,
+    Cue::UnitRotation,
+    Cue::UnitConcentration,
+    Cue::UnitPercent,
+];
 
 /// The question cues, read from the store.
 #[derive(Debug, Clone, Default)]
@@ -1159,6 +1209,67 @@ impl Cues {
             .any(|p| phrase_at(lower, p).next().is_some())
     }
 
+    /// The units a question asks a value in (`lower`: its text in lower
+    /// case; `named`: whether a byte offset of it lies in a name the
+    /// grounder read, "Unitary-HP"): every unit of each kind (the unit
+    /// cues, dq:cue_unit_power …) of which it says one as a word of its
+    /// own ("what hp is the CT-1 fan motor", "hood exhaust cfm?", "flame
+    /// signal ua"). Not one after a number ("at 55 °F" is a condition) or
+    /// after "per" or a vague count ("a few degrees high"), and a unit of
+    /// time only after "in" ("in seconds": "after hours" asks for none).
+    /// A one-letter unit ("F", "A") is read in passages, never as asked.
+    /// Empty when the question names none.
+    pub fn units_asked(&self, lower: &str, named: impl Fn(usize) -> bool) -> Vec<String> {
+        const VAGUE: &[&str] = &["per", "few", "couple", "several", "some"];
+        let tokens: Vec<(usize, &str)> = lower
+            .split_whitespace()
+            .map(|t| {
+                let trimmed = t.trim_start_matches(['(', '"', '\'']);
+                let at = trimmed.as_ptr() as usize - lower.as_ptr() as usize;
+                (
+                    at,
+                    trimmed.trim_end_matches([')', '?', ',', ';', ':', '!', '"', '\'']),
+                )
+            })
+            .collect();
+        let is_number = |t: &str| {
+            t.trim_start_matches(['~', '+', '-', '±', '<', '>'])
+                .starts_with(|c: char| c.is_ascii_digit())
+        };
+        let is_unit = |t: &str, u: &String| {
+            (t == u || t.trim_end_matches('.') == u.trim_end_matches('.'))
+                && !(u.chars().count() == 1 && u.chars().all(char::is_alphabetic))
+        };
+        let asked = |i: usize, u: &String, time: bool| {
+            let (at, t) = tokens[i];
+            let before = |k: usize| i.checked_sub(k).map(|j| tokens[j].1);
+            is_unit(t, u)
+                && !named(at)
+                && !before(1).is_some_and(|p| is_number(p) || VAGUE.contains(&p))
+                && !before(2).is_some_and(|p| VAGUE.contains(&p))
+                && (!time || before(1).is_some_and(|p| p == "in"))
+        };
+        let says = |cue: Cue, time: bool| {
+            let units = self.list(cue);
+            (0..tokens.len()).any(|i| units.iter().any(|u| asked(i, u, time)))
+        };
+        let mut out: Vec<String> = Vec::new();
+        for (cue, time) in UNIT_CUES
+            .iter()
+            .map(|&c| (c, false))
+            .chain([(Cue::DurationUnit, true)])
+        {
+            if says(cue, time) {
+                for u in self.list(cue) {
+                    if !out.contains(u) {
+                        out.push(u.clone());
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The (lower-cased) text with the phrases that say the whole building
     /// or model (dq:cue_scope) blanked out, where no "of" follows them:
     /// "model" in "what sensor types does the model have" is no product
@@ -1186,17 +1297,26 @@ impl Cues {
         if words(lower).iter().any(|w| self.is(Cue::Count, w)) {
             return true;
         }
+        // "how many tons", "how many hp": a unit after the phrase asks for
+        // a value in it, not for a count of things.
+        let unit_after = |end: usize| {
+            lower[end..].split_whitespace().next().is_some_and(|w| {
+                let w = w.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '%');
+                self.is(Cue::QuantityUnit, w) || UNIT_CUES.iter().any(|&c| self.is(c, w))
+            })
+        };
         self.list(Cue::CountPhrase).iter().any(|phrase| {
             lower.match_indices(phrase.as_str()).any(|(at, _)| {
                 let before = lower[..at].split_whitespace().next_back();
-                !phrase.starts_with("number")
-                    || before.is_none_or(|w| {
-                        w.ends_with([':', ';', '-', '\u{2013}', '\u{2014}'])
-                            || self.is(
-                                Cue::FunctionWord,
-                                w.trim_matches(|c: char| !c.is_alphanumeric()),
-                            )
-                    })
+                !unit_after(at + phrase.len())
+                    && (!phrase.starts_with("number")
+                        || before.is_none_or(|w| {
+                            w.ends_with([':', ';', '-', '\u{2013}', '\u{2014}'])
+                                || self.is(
+                                    Cue::FunctionWord,
+                                    w.trim_matches(|c: char| !c.is_alphanumeric()),
+                                )
+                        }))
             })
         })
     }
@@ -1944,6 +2064,11 @@ pub(crate) mod tests {
         assert!(c.asks_count("ahu-2 - number of points?"));
         assert!(!c.asks_count("serial number of ch-1?"));
         assert!(!c.asks_count("part number of the vav-2-14 controller"));
+        // A unit after "how many" asks for a value in it.
+        assert!(!c.asks_count("how many horsepower is the fan on the ct-1 cooling tower"));
+        assert!(!c.asks_count("ahu3 clg block load - how many tons?"));
+        assert!(!c.asks_count("how many degrees do the cooling setpoints go up"));
+        assert!(c.asks_count("how many fans are on ahu-1"));
     }
 
     #[test]

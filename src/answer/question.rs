@@ -44,6 +44,11 @@ pub struct Question {
     /// The units by which a passage states a quantity, when the question
     /// asks for one (`dq:cue_quantity_unit`); empty otherwise.
     pub units: Vec<String>,
+    /// The units it names as the ones it asks a value in ("what hp is
+    /// the CT-1 fan motor", [`Cues::units_asked`]) and every other unit of
+    /// their kinds: a passage that states no quantity in one of them does
+    /// not answer it. Empty when it names none.
+    pub units_asked: Vec<String>,
     /// The kinds (Brick classes) it names by name, and the noun it asks for
     /// ([`asked_for`]: "what *chemicals* get added"): what it asks about,
     /// which a passage that answers must name too.
@@ -246,6 +251,20 @@ impl Question {
         // A question for a length of time ("how long does a chiller have
         // to run") is answered by a time ("a minimum run time of 30
         // minutes"), not by any quantity ("62 % (450 gpm)").
+        // A question that names the unit it asks a value in ("what hp is
+        // the CT-1 fan motor", "flame signal ua", "in seconds") asks for a
+        // number in that unit or another of its kind: "The CT-1 fan …
+        // between 20 % and 100 % speed" gives no horsepower. A unit word
+        // inside a name the grounder read ("Unitary-HP") is the name's.
+        let in_name = |at: usize| {
+            grounding
+                .entities
+                .iter()
+                .map(|e| e.span)
+                .chain(grounding.kind_mentions().map(|(span, _)| span))
+                .any(|span| span.start <= at && at < span.end)
+        };
+        let units_asked = cues.units_asked(&lower, in_name);
         let units = if cues.says(text::Cue::Duration, &lower) {
             cues.list(text::Cue::DurationUnit).to_vec()
         } else if cues.says(text::Cue::Frequency, &lower) {
@@ -271,6 +290,7 @@ impl Question {
             about,
             equivalents: Vec::new(),
             units,
+            units_asked,
             kinds,
             owners,
             broader,
@@ -603,6 +623,44 @@ mod tests {
             often.units.iter().any(|u| u == "weekly") && often.units.iter().any(|u| u == "months")
         );
         assert!(!often.units.iter().any(|u| u == "%"));
+    }
+
+    /// A question that names the unit it asks a value in asks for a number
+    /// in a unit of that kind ("hp": horsepower or kilowatts); a unit after
+    /// a number or a vague count is a condition, a unit of time is asked
+    /// only after "in", and a one-letter unit never is.
+    #[tokio::test]
+    async fn a_unit_the_question_names_is_asked() {
+        let cues = crate::text::tests::cues().await;
+        let asked = |q: &str| {
+            let q = plain(q, &cues);
+            (!q.units_asked.is_empty()).then_some(q.units_asked)
+        };
+        let hp = asked("what hp is the ct-1 tower fan motor?").unwrap();
+        assert!(
+            hp.iter().any(|u| u == "kw") && !hp.iter().any(|u| u == "%"),
+            "{hp:?}"
+        );
+        let ua = asked("b-1 flame signal ua at the oct 25 annual svc?").unwrap();
+        assert!(ua.iter().any(|u| u == "µa"), "{ua:?}");
+        let s = asked("what's the default sample period, in seconds?").unwrap();
+        assert!(
+            s.iter().any(|u| u == "minutes") && !s.iter().any(|u| u == "%"),
+            "{s:?}"
+        );
+        let both = asked("wat kW or % of peak demand puts the zone grp into each level?").unwrap();
+        assert!(both.iter().any(|u| u == "kw") && both.iter().any(|u| u == "%"));
+        assert!(!both.iter().any(|u| u == "°f"), "{both:?}");
+        for condition in [
+            "what does the box do when the SAT is above 55 °F",
+            "zone temp was reading a few deg high - what was causing it",
+            "how is the damper moved after hours",
+            "what is adjusted per deg F of the setpoint change",
+            "what does the ahu do at 100 % load",
+            "what happens at 2 A on the motor",
+        ] {
+            assert_eq!(asked(condition), None, "{condition}");
+        }
     }
 
     /// A kind of room named by a Brick room class's label ("server room")

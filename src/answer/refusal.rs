@@ -312,6 +312,7 @@ mod tests {
             about: Vec::new(),
             equivalents: Vec::new(),
             units: Vec::new(),
+            units_asked: Vec::new(),
             kinds: Vec::new(),
             owners: Vec::new(),
             broader: Vec::new(),

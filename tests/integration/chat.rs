@@ -780,6 +780,21 @@ async fn out_of_scope_and_missing_equipment_abstain() {
     assert_eq!(v["status"], "refused");
 }
 
+/// A question that names the unit it asks a value in ("how many
+/// horsepower") asks for no count and no relation: the cooling tower's
+/// feeds are no horsepower, nor is its speed loop ("between 20 % and 100 %
+/// speed"), and no passage states the motor's.
+#[tokio::test]
+async fn a_value_asked_in_a_unit_is_no_count_of_what_feeds_it() {
+    for q in [
+        "how many horsepower is the fan on the CT-1 cooling tower",
+        "how many hp is the motor of the ct-1 tower fan",
+    ] {
+        let v = chat(q).await;
+        assert_eq!(v["status"], "refused", "{q}: {v}");
+    }
+}
+
 #[tokio::test]
 async fn graph_truth_wins_a_conflict_with_the_service_log() {
     let v = chat("which ahu serves vav-3-02? the june 2024 co2 log entry says ahu-1").await;

@@ -707,10 +707,16 @@ pub async fn answer(
     // a passage that gives none ("Freeze protection sequence for
     // multizone AHU system."): no quantity, nor the sequence parameter
     // that holds one ("the active cooling maximum is VCooMax_flow").
-    let number_missing = q.reading.number
-        && !picked
+    // Nor is a question that names the unit it asks in ("what hp is the
+    // CT-1 fan motor") answered by a passage that states no quantity in a
+    // unit of that kind ("The CT-1 fan … between 20 % and 100 % speed").
+    let gives = |units: &[String]| {
+        picked
             .iter()
-            .any(|p| crate::text::gives_value(&p.text, &q.units));
+            .any(|p| crate::text::gives_value(&p.text, units))
+    };
+    let number_missing = (q.reading.number && !gives(&q.units))
+        || (!q.units_asked.is_empty() && !gives(&q.units_asked));
     let measures = DocumentMeasures {
         number_missing,
         documents_missing: as_asked(&q.text, &documents_missing),
