@@ -934,21 +934,10 @@ impl Cue {
                 | Self::DurationUnit
                 | Self::Frequency
                 | Self::FrequencyWord
-                | Self::UnitPower
-                | Self::UnitCapacity
-                | Self::UnitFlow
-                | Self::UnitVelocity
-                | Self::UnitPressure
-                | Self::UnitTemperature
-                | Self::UnitCurrent
-                | Self::UnitVoltage
-                | Self::UnitRotation
-                | Self::UnitConcentration
-                | Self::UnitPercent
                 | Self::AnswerKind
                 | Self::Auxiliary
                 | Self::Mode
-        )
+        ) || UNIT_CUES.contains(&self)
     }
 
     /// Every cue that names question words: all but those the document

@@ -248,9 +248,6 @@ impl Question {
             }
         }
         let broader = broader_classes(view, &grounding.payload_fields().brick_equip);
-        // A question for a length of time ("how long does a chiller have
-        // to run") is answered by a time ("a minimum run time of 30
-        // minutes"), not by any quantity ("62 % (450 gpm)").
         // A question that names the unit it asks a value in ("what hp is
         // the CT-1 fan motor", "flame signal ua", "in seconds") asks for a
         // number in that unit or another of its kind: "The CT-1 fan …
@@ -265,6 +262,9 @@ impl Question {
                 .any(|span| span.start <= at && at < span.end)
         };
         let units_asked = cues.units_asked(&lower, in_name);
+        // A question for a length of time ("how long does a chiller have
+        // to run") is answered by a time ("a minimum run time of 30
+        // minutes"), not by any quantity ("62 % (450 gpm)").
         let units = if cues.says(text::Cue::Duration, &lower) {
             cues.list(text::Cue::DurationUnit).to_vec()
         } else if cues.says(text::Cue::Frequency, &lower) {
