@@ -1479,7 +1479,23 @@ pub fn leads_in(sentence: &str) -> bool {
 /// parameter's name says where the value is, not which value it is: it
 /// does not make a sentence the better answer, only one that may answer.
 pub fn gives_value(text: &str, units: &[String]) -> bool {
-    states_quantity(text, units) || (!units.is_empty() && gives_parameter(text))
+    gives_value_besides(text, units, &[])
+}
+
+/// Whether a passage gives a value ([`gives_value`]) other than by naming
+/// one of the parameters a question names (`named`): "what is the default
+/// TOutHigLimCutLow" is not answered by "… plus the hysteresis low limit
+/// parameter (TOutHigLimCutLow …)", which names what is asked and gives
+/// nothing of its value.
+pub fn gives_value_besides(text: &str, units: &[String], named: &[&str]) -> bool {
+    states_quantity(text, units) || (!units.is_empty() && gives_parameter(text, named))
+}
+
+/// The sequence parameters a text names ([`names_parameter`]), as written.
+pub fn parameters_named(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| names_parameter(w))
+        .collect()
 }
 
 /// The words after which a sequence parameter is given as a value (not
@@ -1488,8 +1504,9 @@ const VALUE_AFTER: &[&str] = &[
     "is", "be", "are", "equals", "equal", "to", "at", "of", "between", "than", "as",
 ];
 
-/// Whether a text gives a sequence parameter as a value ([`gives_value`]).
-fn gives_parameter(text: &str) -> bool {
+/// Whether a text gives a sequence parameter as a value ([`gives_value`]),
+/// one not among `skip`.
+fn gives_parameter(text: &str, skip: &[&str]) -> bool {
     let runs = text
         .char_indices()
         .filter(|&(i, c)| {
@@ -1506,7 +1523,10 @@ fn gives_parameter(text: &str) -> bool {
             (i, &text[i..end])
         });
     for (start, run) in runs {
-        if !names_parameter(run) {
+        // A skipped parameter still gives its value where it is assigned
+        // one ("TOut_min=16°C").
+        let assigned = || text[start + run.len()..].trim_start().starts_with('=');
+        if !names_parameter(run) || (skip.contains(&run) && !assigned()) {
             continue;
         }
         let before = text[..start].trim_end();
@@ -1961,6 +1981,28 @@ pub(crate) mod tests {
         ));
         assert!(!g(
             "It outputs discharge airflow setpoint VSet_flow, damper position setpoint yDam, hot water reset request yHeaValResReq and yHotWatPlaReq."
+        ));
+        // A parameter the question names is what it asks the value of:
+        // naming it again gives none, naming another still gives one.
+        let asked = parameters_named("default TOutHigLimCutHig / TOutHigLimCutLow in deg F?");
+        assert_eq!(asked, ["TOutHigLimCutHig", "TOutHigLimCutLow"]);
+        let hysteresis = "the high limit cutoff setpoint plus the hysteresis low limit parameter (TOutHigLimCutLow or hOutHigLimCutLow)";
+        assert!(g(hysteresis));
+        assert!(!gives_value_besides(hysteresis, units, &asked));
+        assert!(gives_value_besides(
+            "TSupSet shall be TSupWarUpSetBac",
+            units,
+            &asked
+        ));
+        assert!(gives_value_besides(
+            "TOutHigLimCutLow is 1 °C (2 °F)",
+            units,
+            &asked
+        ));
+        assert!(gives_value_besides(
+            "The default range (TOut_min=16°C, TOut_max=21°C)",
+            units,
+            &["TOut_min", "TOut_max"]
         ));
         assert!(!q(
             "according to Section 5.6.6 of ASHRAE Guideline 36, May 2020."

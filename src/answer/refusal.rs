@@ -37,6 +37,9 @@ pub enum Reason {
     /// The quoted passage does not name the kinds of point or equipment
     /// the question asks about by name (their words, as asked).
     KindNotQuoted(Vec<String>),
+    /// The quoted passage is dated records of other dates or about other
+    /// equipment than the dates and nodes the question names (as asked).
+    OtherRecord(Vec<String>),
     /// The question names documents ("per G36", "the service log") and
     /// the passage found is neither from one of them nor says their name
     /// (the question's words for them).
@@ -91,6 +94,7 @@ impl Reason {
             | Self::LowCoverage { .. }
             | Self::OtherEquipment(_)
             | Self::KindNotQuoted(_)
+            | Self::OtherRecord(_)
             | Self::OtherDocument(_)
             | Self::LowConfidence { .. }
             | Self::NoNumber
@@ -138,6 +142,10 @@ impl Reason {
             Self::KindNotQuoted(kinds) => format!(
                 "The best passage found does not name the {} the question asks about, so it does not answer it.",
                 kinds.join(", ")
+            ),
+            Self::OtherRecord(missing) => format!(
+                "The passage found is dated records that do not name {}, which the question asks about: another day's or another unit's entry does not answer it.",
+                missing.join(", ")
             ),
             Self::OtherDocument(named) => format!(
                 "The question asks what the {} documents say; the best passage found is from another document and does not say it.",
@@ -187,7 +195,10 @@ impl Reason {
             Self::OtherDocument(_) => {
                 "Ingest the document that covers it, or ask without naming the document to search all sources."
             }
-            Self::LowCoverage { .. } | Self::KindNotQuoted(_) | Self::NoNumber => {
+            Self::LowCoverage { .. }
+            | Self::KindNotQuoted(_)
+            | Self::OtherRecord(_)
+            | Self::NoNumber => {
                 "Check the equipment's submittals or the BAS directly; DaemonIQ has no source for this."
             }
             Self::SelectionMissing { .. } => {
@@ -236,6 +247,9 @@ pub struct DocumentMeasures {
     /// The kinds the question names that the quoted passages and their
     /// headings do not (their words, as asked).
     pub kinds_missing: Vec<String>,
+    /// The dates and named nodes the question asks about that the quoted
+    /// dated records do not name.
+    pub records_missing: Vec<String>,
     /// The question's words for documents ("per g36") that the quoted
     /// passages' documents are not and the passages do not say.
     pub documents_missing: Vec<String>,
@@ -260,6 +274,8 @@ pub fn of_documents(cfg: &AnswerConfig, q: &Question, m: &DocumentMeasures) -> O
         Some(Reason::OtherDocument(m.documents_missing.clone()))
     } else if !m.kinds_missing.is_empty() {
         Some(Reason::KindNotQuoted(m.kinds_missing.clone()))
+    } else if !m.records_missing.is_empty() {
+        Some(Reason::OtherRecord(m.records_missing.clone()))
     } else if m.coverage < cfg.min_coverage {
         Some(Reason::LowCoverage {
             coverage: m.coverage,
@@ -323,6 +339,7 @@ mod tests {
             coverage: 0.8,
             confidence: 0.7,
             kinds_missing: Vec::new(),
+            records_missing: Vec::new(),
             documents_missing: Vec::new(),
             number_missing: false,
         };
@@ -356,6 +373,17 @@ mod tests {
         assert_eq!(
             of_documents(&cfg, &q, &unnamed),
             Some(Reason::KindNotQuoted(vec!["humidity setpoint".into()]))
+        );
+        // Dated records of another month, or of other units than the one
+        // named: abstain, however much of the rest they hold.
+        let other_day = DocumentMeasures {
+            coverage: 1.0,
+            records_missing: vec!["2025-03".into()],
+            ..ok.clone()
+        };
+        assert_eq!(
+            of_documents(&cfg, &q, &other_day),
+            Some(Reason::OtherRecord(vec!["2025-03".into()]))
         );
         let none = DocumentMeasures {
             retrieved: 0,

@@ -795,6 +795,30 @@ async fn a_value_asked_in_a_unit_is_no_count_of_what_feeds_it() {
     }
 }
 
+/// A service-log entry is one event, of its date and of what it names:
+/// it answers for its day and its units, not for another month nor for a
+/// box the entry does not list, and a design table without the year does
+/// not answer what was read that year.
+#[tokio::test]
+async fn a_log_entry_answers_for_its_date_and_what_it_names() {
+    let (v, text) =
+        chat_answer("what cfm did VAV-3-06 read in the 2026 airflow verification").await;
+    assert_eq!(v["status"], "success", "{v}");
+    assert!(text.contains("1,020 cfm"), "{text}");
+    let (v, text) = chat_answer("what did the techs find on B-2's flame rod in january 2025").await;
+    assert_eq!(v["status"], "success", "{v}");
+    assert!(text.contains("1.2 µA"), "{text}");
+    for q in [
+        // VAV-1-07 is a box of the campus, not one of the 2026 sample.
+        "what cfm did VAV-1-07 read in the 2026 airflow verification",
+        // The flame rod was found fouled in January 2025, not in March.
+        "what did the techs find on B-2's flame rod in march 2025",
+    ] {
+        let v = chat(q).await;
+        assert_eq!(v["status"], "refused", "{q}: {v}");
+    }
+}
+
 #[tokio::test]
 async fn graph_truth_wins_a_conflict_with_the_service_log() {
     let v = chat("which ahu serves vav-3-02? the june 2024 co2 log entry says ahu-1").await;

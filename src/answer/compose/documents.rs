@@ -501,6 +501,84 @@ fn as_asked(text: &str, terms: &[String]) -> Vec<String> {
     out
 }
 
+/// What the quoted passage (`picked`, its `headings`) leaves out of what a
+/// question asks of dated records: the dates and years it names that no quoted
+/// sentence, nor the record it stands in, holds (`held`: the terms the
+/// passage holds); and, when every quoted sentence stands in a dated
+/// record, the named equipment none of those records names. An entry of
+/// a log is one event: it answers for its date and what it names, not for
+/// another day or another box.
+fn records_missing<'t>(
+    q: &Question,
+    picked: &[Picked],
+    headings: &[&str],
+    held: &[String],
+    text: impl Fn(usize) -> &'t str + Copy,
+) -> Vec<String> {
+    let quoted = whole_records(q.focus(), picked, text);
+    // A year said alone ("the 2026 airflow verification") is held by a
+    // date of that year, or by the year itself (a log's "2026" section).
+    let year = |t: &str| {
+        t.len() == 4
+            && (t.starts_with("19") || t.starts_with("20"))
+            && t.chars().all(|c| c.is_ascii_digit())
+    };
+    let holds_date = |term: &String| {
+        held.contains(term)
+            || quoted.iter().any(|p| {
+                p.text.split_whitespace().any(|w| {
+                    let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+                    if year(term) {
+                        w.starts_with(term.as_str())
+                    } else {
+                        crate::text::date_holds(term, w)
+                    }
+                })
+            })
+    };
+    let mut missing: Vec<String> = q
+        .focus()
+        .terms
+        .iter()
+        .filter(|t| (crate::text::is_date_term(t) || year(t)) && !holds_date(t))
+        .cloned()
+        .collect();
+    let labels: Vec<&String> = q
+        .grounding
+        .entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Instance)
+        .map(|e| &e.label)
+        .chain(&q.owners)
+        .collect();
+    let instances = synthesize::squashed_labels(labels.iter().copied());
+    if !instances.is_empty()
+        && !picked.is_empty()
+        && picked.iter().all(|p| in_dated_record(p, text))
+        && !quoted
+            .iter()
+            .map(|p| p.text.as_str())
+            .chain(headings.iter().copied())
+            .any(|t| synthesize::mentions(t, &instances) > 0)
+    {
+        let mut named: Vec<String> = labels.into_iter().cloned().collect();
+        named.dedup();
+        missing.extend(named);
+    }
+    missing
+}
+
+/// Whether a picked sentence stands in a dated record of its chunk: it
+/// opens with a date ("2026-03-20 — Annual airflow verification …") or
+/// stands under a sentence that does.
+fn in_dated_record<'t>(p: &Picked, text: impl Fn(usize) -> &'t str) -> bool {
+    let list = crate::text::quotable_in_context(text(p.source));
+    list.iter().position(|c| c.text == p.text).is_some_and(|k| {
+        let opening = list[k].opening.unwrap_or(k);
+        crate::text::opens_with_date(&list[opening].text)
+    })
+}
+
 /// What the document answer needs besides the question.
 pub struct Found<'a> {
     /// Every chunk retrieved, reranked, best first.
@@ -710,14 +788,32 @@ pub async fn answer(
     // Nor is a question that names the unit it asks in ("what hp is the
     // CT-1 fan motor") answered by a passage that states no quantity in a
     // unit of that kind ("The CT-1 fan … between 20 % and 100 % speed").
+    // A parameter the question names is what it asks the value of: a
+    // passage naming it again gives none.
+    let parameters = crate::text::parameters_named(&q.text);
     let gives = |units: &[String]| {
         picked
             .iter()
-            .any(|p| crate::text::gives_value(&p.text, units))
+            .any(|p| crate::text::gives_value_besides(&p.text, units, &parameters))
     };
     let number_missing = (q.reading.number && !gives(&q.units))
         || (!q.units_asked.is_empty() && !gives(&q.units_asked));
+    // A dated record is one event, of its date and of what it names: a
+    // question about a day or a month, or about a node the records do
+    // not name, is not answered by another day's entry ("VAV-B2-08's hood
+    // reading in March 2026" by the March sample that lists other boxes;
+    // "that January 2025 morning" by the plant's design conditions).
+    let records_missing = records_missing(q, &picked, &headings, &held.terms, |i| {
+        &top[i].hit.payload.node_content
+    });
+    if !records_missing.is_empty() {
+        tracing::info!(
+            missing = ?records_missing,
+            "the quoted records are of another date or other equipment"
+        );
+    }
     let measures = DocumentMeasures {
+        records_missing: records_missing.clone(),
         number_missing,
         documents_missing: as_asked(&q.text, &documents_missing),
         kinds_missing: kinds_missing.clone(),
@@ -747,6 +843,7 @@ pub async fn answer(
             .filter(|t| !held.contains(t))
             .cloned()
             .chain(kinds_missing)
+            .chain(records_missing.into_iter().filter(|r| !asked.contains(r)))
             .collect(),
         held,
         document: naming,
