@@ -16,9 +16,25 @@ const CONTRACTED: &[&str] = &[
     "what", "that", "there", "here", "it", "he", "she", "where", "who", "how", "let",
 ];
 
+/// The bounds of a word that is a range of two numbers ("0-25", "4-20",
+/// "1.5-2"), not a date ("2025-06", "2025-06-18": a year opens it).
+fn numeric_range(word: &str) -> Option<(&str, &str)> {
+    let (low, high) = word.split_once('-')?;
+    let number = |n: &str| {
+        !n.is_empty()
+            && n.chars().all(|c| c.is_ascii_digit() || c == '.')
+            && n.starts_with(|c: char| c.is_ascii_digit())
+            && n.ends_with(|c: char| c.is_ascii_digit())
+    };
+    let year = low.len() == 4 && !low.contains('.');
+    (number(low) && number(high) && !year).then_some((low, high))
+}
+
 /// Lower-case words of a text: letters, digits, inner hyphens and the
 /// decimal point of a number ("8.3", "90.1" are one word each); a
 /// number's thousands separators are left out ("1,000" is "1000").
+/// A range of two numbers in percent or degrees is its two bounds
+/// ("0-25%" is "0", "25").
 pub fn words(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.to_lowercase().chars().collect();
     let decimal_point = |i: usize| {
@@ -38,7 +54,8 @@ pub fn words(text: &str) -> Vec<String> {
     };
     let mut out = Vec::new();
     let mut word = String::new();
-    let mut flush = |word: &mut String| {
+    // `measured`: the word is followed by a percent or degree sign.
+    let mut flush = |word: &mut String, measured: bool| {
         let w = word.trim_matches(|c| c == '-' || c == '\'');
         // A possessive is its noun: "box's" is "box", "chiller 1's" holds
         // "1" (a contraction keeps its letters: "what's" is "whats").
@@ -46,7 +63,13 @@ pub fn words(text: &str) -> Vec<String> {
             Some(noun) if !CONTRACTED.contains(&noun) => noun,
             _ => w,
         };
-        if !w.is_empty() {
+        // A range of numbers, in percent or degrees, is its two bounds:
+        // "0-25%" is read as the sentence writes it, "from 0% to … 25%".
+        // Not a box's number ("vav 3-01"), nor a date ("2025-06").
+        if let Some((low, high)) = numeric_range(w).filter(|_| measured) {
+            out.push(low.to_owned());
+            out.push(high.to_owned());
+        } else if !w.is_empty() {
             out.push(w.replace('\'', ""));
         }
         word.clear();
@@ -57,10 +80,10 @@ pub fn words(text: &str) -> Vec<String> {
         } else if thousands(i) {
             continue;
         } else {
-            flush(&mut word);
+            flush(&mut word, c == '%' || c == '°');
         }
     }
-    flush(&mut word);
+    flush(&mut word, false);
     out
 }
 
@@ -252,6 +275,32 @@ fn month(word: &str) -> Option<u8> {
         chrono::Month::try_from(*m)
             .is_ok_and(|month| month.name().to_ascii_lowercase().starts_with(word))
     })
+}
+
+/// The months a question names alone, with no year beside them, after a
+/// word that makes it the time of an event ("at the mar airflow check",
+/// "last oct", "since june"): "may" as a verb stays a word.
+pub fn months_alone(text: &str) -> Vec<u8> {
+    // Not "in" nor "during": "boilers shouldn't be firing in july" says
+    // when a rule matters, not which day's record answers.
+    const BEFORE: &[&str] = &["the", "last", "this", "since", "early", "late", "mid"];
+    let w = words(text);
+    let year = |t: &str| {
+        t.trim_start_matches('\'')
+            .chars()
+            .all(|c| c.is_ascii_digit())
+            && matches!(t.trim_start_matches('\'').len(), 2 | 4)
+    };
+    (0..w.len())
+        .filter(|&i| i > 0 && BEFORE.contains(&w[i - 1].as_str()))
+        .filter(|&i| !w.get(i + 1).is_some_and(|n| year(n)))
+        .filter_map(|i| month(&w[i]))
+        .collect()
+}
+
+/// Whether a passage word is a date ("2026-03-20") in the month `m`.
+pub fn date_in_month(word: &str, m: u8) -> bool {
+    opens_with_date(word) && word.get(5..7).is_some_and(|mm| mm == format!("{m:02}"))
 }
 
 /// A crude English stem: plural and verb endings off, so "restarts",
@@ -2044,6 +2093,24 @@ pub(crate) mod tests {
         assert_eq!(
             words("ASHRAE 90.1: 8.3 °C. End 55."),
             ["ashrae", "90.1", "8.3", "c", "end", "55"]
+        );
+        // A month said alone after a word of time; not "may" as a verb,
+        // nor a month beside its year (a date term).
+        assert_eq!(
+            months_alone("vav 1-03 hood rdgs at the mar airflow check"),
+            [3]
+        );
+        assert_eq!(months_alone("what happened since june? may i ask"), [6]);
+        assert!(months_alone("what happened since june 2025").is_empty());
+        assert!(months_alone("boilers shouldnt be firing in july").is_empty());
+        assert!(date_in_month("2026-03-20", 3) && !date_in_month("2026-04-13", 3));
+        // A range in percent or degrees is its two bounds; a box's
+        // number and a date are one word.
+        assert_eq!(
+            words("clg loop 0-25%, 55-65°F, 1.5-2 in, vav 3-01, 2025-06"),
+            [
+                "clg", "loop", "0", "25", "55", "65", "f", "1.5-2", "in", "vav", "3-01", "2025-06"
+            ]
         );
         // A thousands separator is no break: "1,000" is the number 1000;
         // a comma before other than three digits still parts two numbers.

@@ -505,14 +505,16 @@ fn as_asked(text: &str, terms: &[String]) -> Vec<String> {
 /// question asks of dated records: the dates and years it names that no quoted
 /// sentence, nor the record it stands in, holds (`held`: the terms the
 /// passage holds); and, when every quoted sentence stands in a dated
-/// record, the named equipment none of those records names. An entry of
-/// a log is one event: it answers for its date and what it names, not for
-/// another day or another box.
+/// record, the named equipment and points none of those records names (not
+/// the places: an entry on VAV-2-05 answers for the room it serves). An
+/// entry of a log is one event: it answers for its date and what it
+/// names, not for another day or another box.
 fn records_missing<'t>(
     q: &Question,
     picked: &[Picked],
     headings: &[&str],
     held: &[String],
+    is_location: impl Fn(&str) -> bool,
     text: impl Fn(usize) -> &'t str + Copy,
 ) -> Vec<String> {
     let quoted = whole_records(q.focus(), picked, text);
@@ -543,11 +545,25 @@ fn records_missing<'t>(
         .filter(|t| (crate::text::is_date_term(t) || year(t)) && !holds_date(t))
         .cloned()
         .collect();
+    // A month said alone ("at the mar airflow check") is held by a date
+    // of that month in any year.
+    let words: Vec<&str> = quoted
+        .iter()
+        .flat_map(|p| p.text.split_whitespace())
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
+    for m in crate::text::months_alone(&q.text) {
+        if !words.iter().any(|w| crate::text::date_in_month(w, m)) {
+            let name =
+                chrono::Month::try_from(m).map_or_else(|_| m.to_string(), |n| n.name().to_owned());
+            missing.push(name);
+        }
+    }
     let labels: Vec<&String> = q
         .grounding
         .entities
         .iter()
-        .filter(|e| e.kind == EntityKind::Instance)
+        .filter(|e| e.kind == EntityKind::Instance && !is_location(&e.iri))
         .map(|e| &e.label)
         .chain(&q.owners)
         .collect();
@@ -803,9 +819,14 @@ pub async fn answer(
     // not name, is not answered by another day's entry ("VAV-B2-08's hood
     // reading in March 2026" by the March sample that lists other boxes;
     // "that January 2025 morning" by the plant's design conditions).
-    let records_missing = records_missing(q, &picked, &headings, &held.terms, |i| {
-        &top[i].hit.payload.node_content
-    });
+    let records_missing = records_missing(
+        q,
+        &picked,
+        &headings,
+        &held.terms,
+        |iri| found.view.is_location(iri),
+        |i| &top[i].hit.payload.node_content,
+    );
     if !records_missing.is_empty() {
         tracing::info!(
             missing = ?records_missing,
