@@ -112,6 +112,23 @@ pub fn dated(w: &[String]) -> Vec<String> {
     out
 }
 
+/// The year a word writes: four digits from 1900 to 2099, or with `short`
+/// two digits below 50 ("'25", "25": 2025).
+pub fn year(word: &str, short: bool) -> Option<i32> {
+    match word.len() {
+        4 => word
+            .parse::<i32>()
+            .ok()
+            .filter(|y| (1900..2100).contains(y)),
+        2 if short => word
+            .parse::<i32>()
+            .ok()
+            .filter(|y| *y < 50)
+            .map(|y| 2000 + y),
+        _ => None,
+    }
+}
+
 /// The date the words at the start of `w` write, and how many words it
 /// takes: `[day] month [day] year`.
 fn date_at(w: &[String]) -> Option<(String, usize)> {
@@ -119,11 +136,6 @@ fn date_at(w: &[String]) -> Option<(String, usize)> {
         x.parse::<u32>()
             .ok()
             .filter(|d| (1..=31).contains(d) && x.len() <= 2)
-    };
-    let year = |x: &String, short: bool| match x.len() {
-        4 => x.parse::<i32>().ok().filter(|y| (1900..2100).contains(y)),
-        2 if short => x.parse::<i32>().ok().filter(|y| *y < 50).map(|y| 2000 + y),
-        _ => None,
     };
     let (lead_day, at) = match w.first().and_then(day) {
         Some(d) => (Some(d), 1),
@@ -300,7 +312,7 @@ pub fn months_alone(text: &str) -> Vec<u8> {
 
 /// Whether a passage word is a date ("2026-03-20") in the month `m`.
 pub fn date_in_month(word: &str, m: u8) -> bool {
-    opens_with_date(word) && word.get(5..7).is_some_and(|mm| mm == format!("{m:02}"))
+    opens_with_date(word) && word.get(5..7).and_then(|mm| mm.parse::<u8>().ok()) == Some(m)
 }
 
 /// A crude English stem: plural and verb endings off, so "restarts",

@@ -518,24 +518,22 @@ fn records_missing<'t>(
     text: impl Fn(usize) -> &'t str + Copy,
 ) -> Vec<String> {
     let quoted = whole_records(q.focus(), picked, text);
+    let words: Vec<&str> = quoted
+        .iter()
+        .flat_map(|p| p.text.split_whitespace())
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
     // A year said alone ("the 2026 airflow verification") is held by a
     // date of that year, or by the year itself (a log's "2026" section).
-    let year = |t: &str| {
-        t.len() == 4
-            && (t.starts_with("19") || t.starts_with("20"))
-            && t.chars().all(|c| c.is_ascii_digit())
-    };
+    let year = |t: &str| crate::text::year(t, false).is_some();
     let holds_date = |term: &String| {
         held.contains(term)
-            || quoted.iter().any(|p| {
-                p.text.split_whitespace().any(|w| {
-                    let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-                    if year(term) {
-                        w.starts_with(term.as_str())
-                    } else {
-                        crate::text::date_holds(term, w)
-                    }
-                })
+            || words.iter().any(|w| {
+                if year(term) {
+                    w.starts_with(term.as_str())
+                } else {
+                    crate::text::date_holds(term, w)
+                }
             })
     };
     let mut missing: Vec<String> = q
@@ -547,11 +545,6 @@ fn records_missing<'t>(
         .collect();
     // A month said alone ("at the mar airflow check") is held by a date
     // of that month in any year.
-    let words: Vec<&str> = quoted
-        .iter()
-        .flat_map(|p| p.text.split_whitespace())
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-        .collect();
     for m in crate::text::months_alone(&q.text) {
         if !words.iter().any(|w| crate::text::date_in_month(w, m)) {
             let name =
@@ -568,9 +561,18 @@ fn records_missing<'t>(
         .chain(&q.owners)
         .collect();
     let instances = synthesize::squashed_labels(labels.iter().copied());
+    // Each chunk read once, however many of its sentences are picked.
+    let mut read: std::collections::HashMap<usize, Vec<crate::text::InContext>> =
+        Default::default();
+    let mut in_dated_record = |p: &Picked| {
+        let list = read
+            .entry(p.source)
+            .or_insert_with(|| crate::text::quotable_in_context(text(p.source)));
+        dated_record_holds(list, &p.text)
+    };
     if !instances.is_empty()
         && !picked.is_empty()
-        && picked.iter().all(|p| in_dated_record(p, text))
+        && picked.iter().all(&mut in_dated_record)
         && !quoted
             .iter()
             .map(|p| p.text.as_str())
@@ -584,15 +586,16 @@ fn records_missing<'t>(
     missing
 }
 
-/// Whether a picked sentence stands in a dated record of its chunk: it
-/// opens with a date ("2026-03-20 — Annual airflow verification …") or
-/// stands under a sentence that does.
-fn in_dated_record<'t>(p: &Picked, text: impl Fn(usize) -> &'t str) -> bool {
-    let list = crate::text::quotable_in_context(text(p.source));
-    list.iter().position(|c| c.text == p.text).is_some_and(|k| {
-        let opening = list[k].opening.unwrap_or(k);
-        crate::text::opens_with_date(&list[opening].text)
-    })
+/// Whether `sentence` stands in a dated record of its chunk's sentences
+/// (`list`): it opens with a date ("2026-03-20 — Annual airflow
+/// verification …") or stands under a sentence that does.
+fn dated_record_holds(list: &[crate::text::InContext], sentence: &str) -> bool {
+    list.iter()
+        .position(|c| c.text == sentence)
+        .is_some_and(|k| {
+            let opening = list[k].opening.unwrap_or(k);
+            crate::text::opens_with_date(&list[opening].text)
+        })
 }
 
 /// What the document answer needs besides the question.
