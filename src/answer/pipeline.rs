@@ -142,7 +142,22 @@ fn said_about(q: &Question) -> String {
 /// forms of its focus terms from the spelling.
 fn question(snap: &Snapshot, text: &str, view: GraphView<'_>) -> Question {
     let mut q = Question::read(text, &snap.grounder, &snap.cues, view);
-    q.equivalents = snap.spelling.equivalents(&q.reading.focus);
+    // The words of a compound the question writes with a hyphen have
+    // their other forms too ("outside-air": "outdoor air").
+    let with_parts: Vec<String> = q
+        .reading
+        .focus
+        .iter()
+        .cloned()
+        .chain(
+            q.reading
+                .focus
+                .iter()
+                .filter(|t| t.contains('-'))
+                .flat_map(|t| t.split('-').map(crate::text::stem).collect::<Vec<_>>()),
+        )
+        .collect();
+    q.equivalents = snap.spelling.equivalents(&with_parts);
     q.embedded = snap.spelling.spelled_out(&q.text);
     for kind in &mut q.kinds {
         kind.equivalents = snap.spelling.equivalents(&kind.words);

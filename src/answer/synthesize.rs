@@ -383,9 +383,47 @@ pub fn matched_terms(focus: Focus<'_>, text: &str) -> Vec<String> {
             by_form.contains(t)
                 || ws.iter().any(|w| term_matches(t, w))
                 || written_apart(t, &ws[..said])
+                || apart_in_other_words(t, focus.equivalents, &ws[..said])
         })
         .cloned()
         .collect()
+}
+
+/// Whether a term written with a hyphen is its words side by side in
+/// `ws`, one of them in another form of it (`equivalents` of the part:
+/// "outside-air" is "outdoor air", "outside" being "outdoor"). Words of
+/// letters only, two or more each; particles ("warm-up") aside.
+fn apart_in_other_words(term: &str, equivalents: &[Equivalent], ws: &[String]) -> bool {
+    let parts: Vec<&str> = term.split('-').collect();
+    if parts.len() < 2
+        || parts
+            .iter()
+            .any(|p| p.len() < 2 || !p.chars().all(char::is_alphabetic) || PARTICLES.contains(p))
+    {
+        return false;
+    }
+    let forms = |part: &str| -> Vec<Vec<String>> {
+        let mut out = vec![vec![stem(part)]];
+        out.extend(
+            equivalents
+                .iter()
+                .filter(|e| e.terms.len() == 1 && e.terms[0] == stem(part))
+                .map(|e| e.form.clone()),
+        );
+        out
+    };
+    let phrases: Vec<Vec<String>> = parts.iter().fold(vec![Vec::new()], |acc, part| {
+        acc.iter()
+            .flat_map(|before| {
+                forms(part).into_iter().map(move |f| {
+                    let mut p = before.clone();
+                    p.extend(f);
+                    p
+                })
+            })
+            .collect()
+    });
+    phrases.iter().skip(1).any(|p| says(ws, p, term_matches))
 }
 
 /// Whether a term written with a hyphen is two words of `ws` side by
@@ -1746,6 +1784,24 @@ mod tests {
         assert_eq!(held("Alarm: Leaking reheat valve"), ["leak-by"]);
         // Its parts apart elsewhere in the text hold nothing.
         assert!(held("cooling is the only mode").is_empty());
+        // Its words side by side in another form of one of them: the
+        // question's "outside-air" is the page's "outdoor air", not
+        // "outdoor" and "air" apart.
+        let f = focus(&["outside-air", "flap"]);
+        let other = [Equivalent {
+            terms: vec![stem("outside")],
+            form: vec![stem("outdoor")],
+        }];
+        let focus = Focus {
+            equivalents: &other,
+            ..Focus::plain(&f)
+        };
+        assert_eq!(
+            matched_terms(focus, "the minimum outdoor air damper"),
+            ["outside-air"]
+        );
+        assert!(matched_terms(focus, "outdoor temperature and supply air").is_empty());
+        assert!(matched_terms(Focus::plain(&f), "the minimum outdoor air damper").is_empty());
     }
 
     /// An operating mode the question names is held by its letters alone,
