@@ -270,7 +270,7 @@ pub fn rerank(
                 }
                 if dated {
                     score *= cfg.boost_document;
-                    boosts.push("dated record".to_owned());
+                    boosts.push(DATED_BOOST.to_owned());
                 }
                 match mode {
                     ModeNamed::No => {}
@@ -347,6 +347,10 @@ async fn both(
     };
     Ok((dense, lexical))
 }
+
+/// The boost of a chunk holding a dated record of a date the question
+/// names ([`mark_dated_records`]).
+const DATED_BOOST: &str = "dated record";
 
 /// The most words of a question that each boost a document it names.
 const MAX_DOCUMENT_WORDS: usize = 2;
@@ -515,17 +519,33 @@ pub async fn search(
     // The word search reads a phrasal verb in its written-as-one-word form
     // too ("locked out": "lockout").
     let forms = crate::text::compound_forms(text);
-    let lexical_text = if forms.is_empty() {
-        text.to_owned()
-    } else {
-        format!("{text} {}", forms.join(" "))
-    };
+    // And a date the question names as dated records write it ("apr '26"
+    // is "2026-04", the opening of "2026-04-06 — CHW plant seasonal
+    // release …"): the record of the day is found by its date, not only
+    // by what the question says happened.
+    let dates: Vec<String> = crate::text::dated(&crate::text::words(text))
+        .into_iter()
+        .filter(|w| crate::text::is_date_term(w))
+        .map(|w| w.replace('/', " "))
+        .collect();
+    let lexical_text = [text.to_owned()]
+        .into_iter()
+        .chain(forms.iter().cloned())
+        .chain(dates.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
     let limit = top_k * cfg.filter_fetch_factor.max(1);
     let mut trace = RetrievalTrace::default();
     if !forms.is_empty() {
         trace.decisions.push(format!(
             "the word search also reads {}: phrasal verbs and compounds in their other written form",
             forms.join(", ")
+        ));
+    }
+    if !dates.is_empty() {
+        trace.decisions.push(format!(
+            "the word search also reads {}: the dates the question names, as dated records write them",
+            dates.join(", ")
         ));
     }
     let mut found = (Vec::new(), Vec::new());
@@ -636,6 +656,15 @@ pub async fn search(
         cfg.boost_ptags,
         cfg.boost_graph
     ));
+    if dated > 0 {
+        // The records of the day the question names come first, whatever
+        // else is linked to what it names: the plant manual's sequence
+        // does not say what was done on 2026-04-06.
+        hits.sort_by_key(|s| !s.boosts.iter().any(|b| b == DATED_BOOST));
+        trace.decisions.push(format!(
+            "the {dated} chunks holding a dated record of a date the question names ranked first"
+        ));
+    }
     let copies = drop_copies(&mut hits);
     if copies > 0 {
         trace.decisions.push(format!(

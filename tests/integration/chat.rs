@@ -808,6 +808,16 @@ async fn a_log_entry_answers_for_its_date_and_what_it_names() {
     let (v, text) = chat_answer("what did the techs find on B-2's flame rod in january 2025").await;
     assert_eq!(v["status"], "success", "{v}");
     assert!(text.contains("1.2 µA"), "{text}");
+    // The record of the day ranks ahead of the plant manual's pages on
+    // the same chillers, however much more of the manual is linked to
+    // them (without it, the passage quoted was another day's record).
+    let (v, text) =
+        chat_answer("what did the september 2024 tube test on the chillers find?").await;
+    assert_eq!(v["status"], "success", "{v}");
+    assert!(
+        text.contains("2024-09-30") && text.contains("10 %"),
+        "{text}"
+    );
     for q in [
         // VAV-1-07 is a box of the campus, not one of the 2026 sample.
         "what cfm did VAV-1-07 read in the 2026 airflow verification",
