@@ -65,14 +65,6 @@ pub struct Reading {
     /// The content words left once question words, stop words and the
     /// names the grounder matched are taken out; lower case, stemmed.
     pub focus: Vec<String>,
-    /// The focus terms by which it asks for a value after "how" ("how
-    /// *far* above the setpoint", "how *cold* can the water get": a phrase
-    /// of `dq:cue_number` or `dq:cue_quantity`): a passage that holds one
-    /// is the likelier answer ("as cold as 60 °F"), but the one that
-    /// answers may state the value without it ("exceeds the setpoint by
-    /// 3 °C"), so a passage is not measured short for lacking it.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub value_words: Vec<String>,
     /// Asks, yes or no, how two classes it names relate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub classes_asked: Option<ClassAsk>,
@@ -185,27 +177,6 @@ pub fn focus(cues: &Cues, w: &[String], g: &Grounding) -> Vec<String> {
         .fold(Vec::new(), |mut acc, x| {
             if !acc.contains(&x) {
                 acc.push(x);
-            }
-            acc
-        })
-}
-
-/// The focus terms (of `focus`) said after "how" in a phrase that asks
-/// for a value (`dq:cue_number`, `dq:cue_quantity`: "how far", "how
-/// cold", "how soon"), stemmed: [`Reading::value_words`].
-fn value_words(cues: &Cues, w: &[String], focus: &[String]) -> Vec<String> {
-    w.windows(2)
-        .filter(|p| {
-            p[0] == "how"
-                && cues
-                    .asking_value()
-                    .any(|phrase| phrase.strip_prefix("how ") == Some(p[1].as_str()))
-        })
-        .map(|p| stem(&p[1]))
-        .filter(|t| focus.contains(t))
-        .fold(Vec::new(), |mut acc, t| {
-            if !acc.contains(&t) {
-                acc.push(t);
             }
             acc
         })
@@ -445,7 +416,6 @@ pub fn read(
         r.intents.clear();
         r.push(Intent::Definition);
         r.focus = focus(cues, w, g);
-        r.value_words = value_words(cues, w, &r.focus);
         return r;
     }
     // Feeds: explicit words first, then the order of verb and entity.
@@ -511,7 +481,6 @@ pub fn read(
         r.push(Intent::Relation);
     }
     r.focus = focus(cues, w, g);
-    r.value_words = value_words(cues, w, &r.focus);
     r
 }
 
@@ -700,21 +669,6 @@ mod tests {
             false,
         );
         assert_eq!(f.focus, ["boiler", "2025-06"]);
-        // The word after "how" that asks for a value stays a term (the
-        // passage that says "as cold as 60 °F" is the likelier answer)
-        // and is read as one that asks for a value; "cold" said of
-        // something else is not.
-        let f = read_q(
-            &c,
-            "how cold can the condenser water get, and how far over the setpoint does a cold zone go?",
-            &g(vec![]),
-            false,
-            false,
-        );
-        assert!(f.focus.contains(&"cold".to_owned()), "{:?}", f.focus);
-        assert_eq!(f.value_words, ["cold", "far"]);
-        let f = read_q(&c, "why is the cold deck so warm", &g(vec![]), false, false);
-        assert!(f.value_words.is_empty(), "{:?}", f.value_words);
     }
 
     fn point(class: &str, span: crate::ground::Span) -> crate::ground::PointType {

@@ -128,10 +128,7 @@ struct Measured {
 /// Measures a passage (`picked` and their `headings`) from the documents
 /// at `paths`: a focus term that names one of the documents and that the
 /// passage does not write chose the document — the passage need not
-/// repeat it — so it is left out, unless the question says nothing else;
-/// so is a word by which the question asks for a value ("how *far*
-/// above", [`crate::answer::intent::Reading::value_words`]) that the
-/// passage does not write: it states the value instead.
+/// repeat it — so it is left out, unless the question says nothing else.
 fn measure(q: &Question, picked: &[Picked], headings: &[&str], paths: &[&str]) -> Measured {
     let terms = q.focus().terms;
     let held = synthesize::held(q.focus(), &q.labels, picked, headings);
@@ -139,14 +136,7 @@ fn measure(q: &Question, picked: &[Picked], headings: &[&str], paths: &[&str]) -
         .into_iter()
         .filter(|t| !held.terms.contains(t))
         .collect();
-    let value_words: Vec<&String> = q
-        .reading
-        .value_words
-        .iter()
-        .filter(|t| !held.terms.contains(t) && !naming.contains(t))
-        .collect();
-    let left_out = naming.len() + value_words.len();
-    if left_out == 0 || left_out == terms.len() {
+    if naming.is_empty() || naming.len() == terms.len() {
         return Measured {
             asked: terms.to_vec(),
             naming: Vec::new(),
@@ -155,7 +145,7 @@ fn measure(q: &Question, picked: &[Picked], headings: &[&str], paths: &[&str]) -
     }
     let asked: Vec<String> = terms
         .iter()
-        .filter(|t| !naming.contains(t) && !value_words.contains(t))
+        .filter(|t| !naming.contains(t))
         .cloned()
         .collect();
     // Every held term is asked (a left-out term is one not held).
