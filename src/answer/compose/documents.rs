@@ -635,6 +635,7 @@ pub async fn answer(
         tracing::info!(
             chunks = off.len(),
             selected = top.len(),
+            ranks = ?off.iter().map(|i| i + 1).collect::<Vec<_>>(),
             "chunks about other equipment than the question's left out"
         );
     }
