@@ -402,27 +402,34 @@ fn apart_in_other_words(term: &str, equivalents: &[Equivalent], ws: &[String]) -
     {
         return false;
     }
-    let forms = |part: &str| -> Vec<Vec<String>> {
-        let mut out = vec![vec![stem(part)]];
-        out.extend(
-            equivalents
-                .iter()
-                .filter(|e| e.terms.len() == 1 && e.terms[0] == stem(part))
-                .map(|e| e.form.clone()),
-        );
-        out
-    };
-    let phrases: Vec<Vec<String>> = parts.iter().fold(vec![Vec::new()], |acc, part| {
+    // Each part's forms: itself (stemmed) first, then its other forms.
+    let forms: Vec<Vec<Vec<String>>> = parts
+        .iter()
+        .map(|part| {
+            let own = stem(part);
+            std::iter::once(vec![own.clone()])
+                .chain(
+                    equivalents
+                        .iter()
+                        .filter(|e| e.terms.len() == 1 && e.terms[0] == own)
+                        .map(|e| e.form.clone()),
+                )
+                .collect()
+        })
+        .collect();
+    // Every phrase of one form per part, in the parts' order.
+    let phrases: Vec<Vec<String>> = forms.iter().fold(vec![Vec::new()], |acc, part| {
         acc.iter()
             .flat_map(|before| {
-                forms(part).into_iter().map(move |f| {
+                part.iter().map(move |f| {
                     let mut p = before.clone();
-                    p.extend(f);
+                    p.extend(f.iter().cloned());
                     p
                 })
             })
             .collect()
     });
+    // The first is every part as written, which [`written_apart`] reads.
     phrases.iter().skip(1).any(|p| says(ws, p, term_matches))
 }
 
