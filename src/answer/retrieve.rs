@@ -211,7 +211,11 @@ pub(crate) fn overlaps<A: AsRef<str>>(a: &[A], b: &[String]) -> bool {
     a.iter().any(|x| b.iter().any(|y| y == x.as_ref()))
 }
 
-/// Applies the configured boosts to the fused scores and sorts best first.
+/// Applies the configured boosts to the fused scores and sorts best
+/// first, the chunks holding a dated record of a date the question names
+/// ([`mark_dated_records`]) ahead of the rest, whatever else is linked to
+/// what it names: the plant manual's sequence does not say what was done
+/// on 2026-04-06.
 pub fn rerank(
     cfg: &AnswerConfig,
     g: &Grounding,
@@ -226,7 +230,7 @@ pub fn rerank(
         .map(|e| e.iri.clone())
         .chain(graph_ids.iter().cloned())
         .collect();
-    let mut out: Vec<Scored> = hits
+    let mut out: Vec<(bool, Scored)> = hits
         .into_iter()
         .map(
             |Fused {
@@ -270,7 +274,7 @@ pub fn rerank(
                 }
                 if dated {
                     score *= cfg.boost_document;
-                    boosts.push(DATED_BOOST.to_owned());
+                    boosts.push("dated record".to_owned());
                 }
                 match mode {
                     ModeNamed::No => {}
@@ -283,18 +287,21 @@ pub fn rerank(
                         boosts.push("mode (heading)".to_owned());
                     }
                 }
-                Scored {
-                    hit,
-                    bm25,
-                    fused,
-                    reranked: score,
-                    boosts,
-                }
+                (
+                    dated,
+                    Scored {
+                        hit,
+                        bm25,
+                        fused,
+                        reranked: score,
+                        boosts,
+                    },
+                )
             },
         )
         .collect();
-    out.sort_by(rank_order);
-    out
+    out.sort_by(|(da, a), (db, b)| db.cmp(da).then_with(|| rank_order(a, b)));
+    out.into_iter().map(|(_, s)| s).collect()
 }
 
 /// Best first: reranked score, then raw score, each compared at 1e-5 (two
@@ -348,10 +355,6 @@ async fn both(
     Ok((dense, lexical))
 }
 
-/// The boost of a chunk holding a dated record of a date the question
-/// names ([`mark_dated_records`]).
-const DATED_BOOST: &str = "dated record";
-
 /// The most words of a question that each boost a document it names.
 const MAX_DOCUMENT_WORDS: usize = 2;
 
@@ -383,12 +386,9 @@ pub fn mark_named_documents(text: &str, hits: &mut [Fused]) -> usize {
 /// [`crate::text::dated`]; a record of the day holds the month and the
 /// season, [`crate::text::date_holds`]). A question that names a date asks what
 /// happened then, and the record of it is the passage that answers, ahead
-/// of a sequence about the same equipment. Returns how many are marked.
-pub fn mark_dated_records(text: &str, hits: &mut [Fused]) -> usize {
-    let dates: Vec<String> = crate::text::dated(&crate::text::words(text))
-        .into_iter()
-        .filter(|w| crate::text::is_date_term(w))
-        .collect();
+/// of a sequence about the same equipment. `dates`: [`dates_named`].
+/// Returns how many are marked.
+pub fn mark_dated_records(dates: &[String], hits: &mut [Fused]) -> usize {
     let mut n = 0;
     for f in hits.iter_mut() {
         f.dated = !dates.is_empty()
@@ -399,6 +399,15 @@ pub fn mark_dated_records(text: &str, hits: &mut [Fused]) -> usize {
         n += usize::from(f.dated);
     }
     n
+}
+
+/// The dates a question names, as dated records write them ("feb 25" is
+/// "2025-02", "summer 2025" "2025-06/2025-08": [`crate::text::dated`]).
+pub fn dates_named(text: &str) -> Vec<String> {
+    crate::text::dated(&crate::text::words(text))
+        .into_iter()
+        .filter(|w| crate::text::is_date_term(w))
+        .collect()
 }
 
 /// How a chunk names the operating modes a question names.
@@ -523,15 +532,11 @@ pub async fn search(
     // is "2026-04", the opening of "2026-04-06 — CHW plant seasonal
     // release …"): the record of the day is found by its date, not only
     // by what the question says happened.
-    let dates: Vec<String> = crate::text::dated(&crate::text::words(text))
-        .into_iter()
-        .filter(|w| crate::text::is_date_term(w))
-        .map(|w| w.replace('/', " "))
-        .collect();
+    let dates = dates_named(text);
     let lexical_text = [text.to_owned()]
         .into_iter()
         .chain(forms.iter().cloned())
-        .chain(dates.iter().cloned())
+        .chain(dates.iter().map(|d| d.replace('/', " ")))
         .collect::<Vec<_>>()
         .join(" ");
     let limit = top_k * cfg.filter_fetch_factor.max(1);
@@ -545,7 +550,7 @@ pub async fn search(
     if !dates.is_empty() {
         trace.decisions.push(format!(
             "the word search also reads {}: the dates the question names, as dated records write them",
-            dates.join(", ")
+            dates.join(", ").replace('/', " ")
         ));
     }
     let mut found = (Vec::new(), Vec::new());
@@ -617,7 +622,7 @@ pub async fn search(
             cfg.boost_document
         ));
     }
-    let dated = mark_dated_records(text, &mut fused);
+    let dated = mark_dated_records(&dates, &mut fused);
     if dated > 0 {
         trace.decisions.push(format!(
             "{dated} chunks hold a dated record of a date the question names: x{}",
@@ -657,10 +662,6 @@ pub async fn search(
         cfg.boost_graph
     ));
     if dated > 0 {
-        // The records of the day the question names come first, whatever
-        // else is linked to what it names: the plant manual's sequence
-        // does not say what was done on 2026-04-06.
-        hits.sort_by_key(|s| !s.boosts.iter().any(|b| b == DATED_BOOST));
         trace.decisions.push(format!(
             "the {dated} chunks holding a dated record of a date the question names ranked first"
         ));
@@ -974,7 +975,11 @@ mod tests {
             "what happened on 3 february 2025",
             "the 2025-02 freeze alarm",
         ] {
-            assert_eq!(mark_dated_records(asked, &mut hits), 1, "{asked}");
+            assert_eq!(
+                mark_dated_records(&dates_named(asked), &mut hits),
+                1,
+                "{asked}"
+            );
             assert!(hits[1].dated && !hits[0].dated && !hits[2].dated);
         }
         let ranked = rerank(&cfg, &Grounding::default(), &[], hits.clone());
@@ -987,10 +992,13 @@ mod tests {
         );
         assert_eq!(ranked[0].boosts, ["dated record"]);
         // A season names the records of its months.
-        assert_eq!(mark_dated_records("filters in spring 2025", &mut hits), 1);
+        assert_eq!(
+            mark_dated_records(&dates_named("filters in spring 2025"), &mut hits),
+            1
+        );
         assert!(hits[2].dated);
         assert_eq!(
-            mark_dated_records("ahu-1 freeze trip in february", &mut hits),
+            mark_dated_records(&dates_named("ahu-1 freeze trip in february"), &mut hits),
             0
         );
         assert!(hits.iter().all(|h| !h.dated));
