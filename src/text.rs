@@ -593,6 +593,38 @@ pub fn quotable_in_context(text: &str) -> Vec<InContext> {
 /// or a class. English grammar, not a question cue.
 pub const PRONOUNS: &[&str] = &["it", "this", "that", "these", "those", "they"];
 
+/// Whether the word at `i` is "mean" or "means" said of a sign, with the
+/// clause of what it implies after it ("a pressure difference across
+/// that screen means it's clogged", "a flashing LED means the board has
+/// lost power"): no question of what a name means. English grammar, not
+/// a question cue.
+pub fn means_a_clause(words: &[String], i: usize) -> bool {
+    const OPENS_CLAUSE: &[&str] = &[
+        "it",
+        "its",
+        "that",
+        "the",
+        "there",
+        "this",
+        "these",
+        "those",
+        "they",
+        "we",
+        "you",
+        "a",
+        "an",
+        "your",
+        "our",
+        "someone",
+        "somebody",
+        "something",
+    ];
+    matches!(words.get(i).map(String::as_str), Some("mean" | "means"))
+        && words
+            .get(i + 1)
+            .is_some_and(|next| OPENS_CLAUSE.contains(&next.as_str()))
+}
+
 /// Most words of a run-in heading ([`openings_of`]).
 const RUN_IN_WORDS: usize = 6;
 

@@ -265,11 +265,12 @@ fn class_spans(lower: &str, g: &Grounding) -> Vec<(usize, usize)> {
 fn asks_definition_of_named(cues: &Cues, lower: &str, w: &[String], g: &Grounding) -> bool {
     let mut named = class_spans(lower, g);
     named.extend(g.entities.iter().map(|e| (e.span.start, e.span.end)));
+    let defines = |i: usize| cues.is(Cue::Define, &w[i]) && !crate::text::means_a_clause(w, i);
     if named.is_empty() {
-        return cues.any(Cue::Define, w) || cues.asks_definition(lower);
+        return (0..w.len()).any(defines) || cues.asks_definition(lower);
     }
-    let by_word = w.iter().enumerate().any(|(i, x)| {
-        cues.is(Cue::Define, x)
+    let by_word = (0..w.len()).any(|i| {
+        defines(i)
             && !i
                 .checked_sub(1)
                 .is_some_and(|j| crate::text::PRONOUNS.contains(&w[j].as_str()))
@@ -570,6 +571,14 @@ mod tests {
         assert!(asks("what does boiler mean"));
         assert!(!asks("what's a normal flame signal on the boilers"));
         assert!(!asks("what does it mean if a boiler short cycles"));
+        // "means" said of a sign, with the clause of what it implies: on
+        // a real question, Brick's definition of a water pump answered how
+        // big a strainer's pressure drop means it is clogged.
+        assert!(!asks(
+            "on our boiler there's a screen - how big a pressure drop across it means it's clogged?"
+        ));
+        assert!(!asks("a boiler alarm that flashes means the flame failed"));
+        assert!(asks("what does boiler lockout mean?"));
     }
 
     #[tokio::test]

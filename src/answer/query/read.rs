@@ -1928,8 +1928,15 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     let made = p.made_at();
     // "what is a chiller's min run time": no definition asked, as the
     // intent reader reads it.
+    let texts: Vec<String> = p.words.iter().map(|w| w.text.clone()).collect();
     let said = |c: Cue| match c {
         Cue::DefinePhrase => p.cues.asks_definition(p.lower),
+        Cue::Define => p.cue_spans(c).iter().any(|s| {
+            !p.words
+                .iter()
+                .position(|w| w.span.start == s.start)
+                .is_some_and(|i| crate::text::means_a_clause(&texts, i))
+        }),
         _ => p.cue_spans(c).iter().any(|s| {
             c != Cue::Product
                 || (!unscoped[s.start..s.end].trim().is_empty()
@@ -1948,7 +1955,26 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
             .iter()
             .any(|&c| said(c) && !(c == Cue::Path && path_to_kind))
     {
-        return Reading::NotGraph;
+        // The fact builders answer these. A question that asks no
+        // definition and names no product still says, in the words the
+        // reading leaves, what it asks beyond them ("in November 2025
+        // every controller on the boxes of Building A got new software:
+        // what had been going wrong" is not answered by the building's
+        // points, location and products).
+        let defining = product
+            || kinds_related
+            || q.reading.has(crate::answer::intent::Intent::Definition)
+            || said(Cue::Define)
+            || said(Cue::DefinePhrase);
+        let left = p.unexplained();
+        if defining || left.is_empty() {
+            return Reading::NotGraph;
+        }
+        let said_of = p.unread_said_of(&left);
+        return Reading::Unread {
+            words: left,
+            said_of,
+        };
     }
     let left = p.unexplained();
     if !left.is_empty() {

@@ -552,6 +552,21 @@ async fn what_the_data_cannot_say_or_the_query_cannot_hold_is_not_composed() {
         }
     );
     assert_eq!(read("what does vav mean"), Reading::NotGraph);
+    // "means" with the clause it implies asks no definition; a word that
+    // asks for a product ("controller") in a question that asks more
+    // leaves its words to the documents: the building's points, location
+    // and products (the fact builders) answered both on real questions.
+    assert!(matches!(
+        read("how big a pressure drop across the vav 1 filter means it's dirty"),
+        Reading::Unread { .. }
+    ));
+    assert!(matches!(
+        read(
+            "in november 2025 the controller of vav 1 got new software - what had been going wrong"
+        ),
+        Reading::Unread { .. }
+    ));
+    assert_eq!(read("which controller does vav 1 have"), Reading::NotGraph);
     // A class and a number that name no node: an abstention when the
     // question is all graph words, the documents' question when it asks
     // more ("demand limit level 3" is a sequence's level, not a floor).
