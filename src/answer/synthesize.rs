@@ -703,7 +703,14 @@ fn pick_from(
             if let Some(r) = &lead {
                 mentioned = mentioned.max(own + r.clone().map(|j| owns[j]).max().unwrap_or(0));
             }
+            // A run-in heading ("Heating demand limit setpoint
+            // adjustment.") says what the sentences after it are about and
+            // lends them its terms; alone it answers nothing, and picked
+            // for its terms beside the sentence before it (the last of the
+            // cooling adjustments) it made that sentence read as the
+            // heating one.
             if !answers_anything(s, heading)
+                || run_ins[i][k]
                 || (kind == Texts::Chunks && k == 0 && opens_mid_sentence(s))
             {
                 continue;
@@ -2093,6 +2100,33 @@ mod tests {
         assert_eq!(
             quoted("G36 TerminalUnits / Alarms")[1],
             "Low-temperature alarm"
+        );
+    }
+
+    /// A run-in heading is not picked on its own: the last cooling
+    /// adjustment and the heating paragraph's heading after it, picked for
+    /// the heading's word "heating", read as the heating adjustment.
+    #[test]
+    fn a_run_in_heading_is_not_picked_for_its_terms() {
+        let f = focus(&["demand", "limit", "level", "3", "heating", "setpoint"]);
+        let text = "Cooling demand limit setpoint adjustment. The active cooling setpoints shall be increased.\n\
+                    At Demand Limit Level 3, increase setpoint by 2 °C (4 °F).\n\
+                    Heating demand limit setpoint adjustment. The active heating setpoints shall be decreased.";
+        let quoted: Vec<String> = pick_in(
+            Focus::plain(&f),
+            &[],
+            &[(0, text, 1.0)],
+            &[],
+            &["Setpoints"],
+            3,
+        )
+        .into_iter()
+        .map(|p| p.text)
+        .collect();
+        assert!(!quoted.is_empty());
+        assert!(
+            !quoted.iter().any(|q| q.ends_with("setpoint adjustment.")),
+            "{quoted:?}"
         );
     }
 

@@ -392,19 +392,28 @@ fn with_neighbours<'t>(
 ) -> Vec<Picked> {
     let mut out: Vec<Picked> = picked.to_vec();
     // Each chunk is split once, however many of its sentences are quoted.
-    let mut split: std::collections::HashMap<usize, Vec<String>> = Default::default();
+    let mut split: std::collections::HashMap<usize, Vec<crate::text::InContext>> =
+        Default::default();
     for p in picked {
         let list = split
             .entry(p.source)
-            .or_insert_with(|| crate::text::quotable(text(p.source)));
-        let Some(k) = list.iter().position(|s| *s == p.text) else {
+            .or_insert_with(|| crate::text::quotable_in_context(text(p.source)));
+        let Some(k) = list.iter().position(|s| s.text == p.text) else {
             continue;
         };
-        for n in [k.checked_sub(1), Some(k + 1)].into_iter().flatten() {
+        // The run-in heading of the next paragraph heads what follows it,
+        // not the sentence before it: "At Demand Limit Level 3, increase
+        // setpoint by 2 °C (4 °F)." ends the cooling list, and "Heating
+        // demand limit setpoint adjustment." opens the heating paragraph.
+        let next = Some(k + 1).filter(|n| {
+            list.get(*n)
+                .is_none_or(|s| !(s.run_in && s.line != list[k].line))
+        });
+        for n in [k.checked_sub(1), next].into_iter().flatten() {
             if let Some(s) = list.get(n)
-                && !out.iter().any(|o| o.source == p.source && o.text == *s)
+                && !out.iter().any(|o| o.source == p.source && o.text == s.text)
             {
-                out.push(Picked::beside(focus, p.source, s));
+                out.push(Picked::beside(focus, p.source, &s.text));
             }
         }
     }
