@@ -343,6 +343,10 @@ fn evidence_precision_counts_ids_outside_must_and_may_as_noise() {
     assert!(s.pass, "noise is a warning: {s:?}");
     assert!(!s.warnings.is_empty());
     assert_eq!(score(&q, &refused("low_relevance")).precision, None);
+    // A question that lists no ids says nothing of which are noise.
+    let unlisted = question(json!({}));
+    let s = score(&unlisted, &success("AHU-2", vec![ev(&[A, X], &[MODEL])]));
+    assert_eq!(s.precision, None);
 }
 
 #[test]

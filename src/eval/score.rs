@@ -320,7 +320,8 @@ pub struct QuestionScore {
     pub extra_graph_ids: Vec<String>,
     /// |must ∩ evidence| / |must| (answer questions with must ids; 0 when not answered).
     pub recall: Option<f64>,
-    /// |(must ∪ may) ∩ evidence| / |evidence| (answered questions with evidence ids).
+    /// |(must ∪ may) ∩ evidence| / |evidence| (answered questions that list
+    /// must or may ids, with evidence ids).
     pub precision: Option<f64>,
     /// Required files (or groups) not cited.
     pub missing_files: Vec<String>,
@@ -600,10 +601,15 @@ impl Scorer {
             .collect();
         let recall = (is_answer_q && !must.is_empty())
             .then(|| (must.len() - missing_graph_ids.len()) as f64 / must.len() as f64);
-        let precision = (is_answer_q && answered && !evidence_graph_ids.is_empty()).then(|| {
-            (evidence_graph_ids.len() - extra_graph_ids.len()) as f64
-                / evidence_graph_ids.len() as f64
-        });
+        // A question that lists no graph ids (a document question asked of
+        // no node) says nothing of which ids are noise: no precision, as a
+        // question without must ids has no recall.
+        let precision =
+            (is_answer_q && answered && !allowed.is_empty() && !evidence_graph_ids.is_empty())
+                .then(|| {
+                    (evidence_graph_ids.len() - extra_graph_ids.len()) as f64
+                        / evidence_graph_ids.len() as f64
+                });
 
         let mut missing_files: Vec<String> = q
             .must_cite_files
