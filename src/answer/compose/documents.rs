@@ -405,10 +405,7 @@ fn with_neighbours<'t>(
         // not the sentence before it: "At Demand Limit Level 3, increase
         // setpoint by 2 °C (4 °F)." ends the cooling list, and "Heating
         // demand limit setpoint adjustment." opens the heating paragraph.
-        let next = Some(k + 1).filter(|n| {
-            list.get(*n)
-                .is_none_or(|s| !(s.run_in && s.line != list[k].line))
-        });
+        let next = Some(k + 1).filter(|n| list.get(*n).is_none_or(|s| !s.run_in));
         for n in [k.checked_sub(1), next].into_iter().flatten() {
             if let Some(s) = list.get(n)
                 && !out.iter().any(|o| o.source == p.source && o.text == s.text)

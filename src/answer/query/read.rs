@@ -1906,13 +1906,7 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     }
     // Definitions, products (the catalogue, not the building), tags and
     // paths are answered elsewhere.
-    let elsewhere = [
-        Cue::Define,
-        Cue::DefinePhrase,
-        Cue::Product,
-        Cue::Tags,
-        Cue::Path,
-    ];
+    let elsewhere = [Cue::Product, Cue::Tags, Cue::Path];
     let product = q
         .grounding
         .entities
@@ -1928,15 +1922,17 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     let made = p.made_at();
     // "what is a chiller's min run time": no definition asked, as the
     // intent reader reads it.
-    let texts: Vec<String> = p.words.iter().map(|w| w.text.clone()).collect();
     let said = |c: Cue| match c {
         Cue::DefinePhrase => p.cues.asks_definition(p.lower),
-        Cue::Define => p.cue_spans(c).iter().any(|s| {
-            !p.words
-                .iter()
-                .position(|w| w.span.start == s.start)
-                .is_some_and(|i| crate::text::means_a_clause(&texts, i))
-        }),
+        Cue::Define => {
+            let texts: Vec<String> = p.words.iter().map(|w| w.text.clone()).collect();
+            p.cue_spans(c).iter().any(|s| {
+                !p.words
+                    .iter()
+                    .position(|w| w.span.start == s.start)
+                    .is_some_and(|i| crate::text::means_a_clause(&texts, i))
+            })
+        }
         _ => p.cue_spans(c).iter().any(|s| {
             c != Cue::Product
                 || (!unscoped[s.start..s.end].trim().is_empty()
@@ -1948,9 +1944,12 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
     let kinds_related = q.reading.yes_no
         && p.nodes.is_empty()
         && (p.cues.in_text(Cue::KindOf, p.lower) || p.cues.in_text(Cue::SameClass, p.lower));
-    if product
+    let defining = product
         || kinds_related
         || q.reading.has(crate::answer::intent::Intent::Definition)
+        || said(Cue::Define)
+        || said(Cue::DefinePhrase);
+    if defining
         || elsewhere
             .iter()
             .any(|&c| said(c) && !(c == Cue::Path && path_to_kind))
@@ -1961,11 +1960,6 @@ fn compose(p: &Parts<'_>, q: &Question) -> Reading {
         // every controller on the boxes of Building A got new software:
         // what had been going wrong" is not answered by the building's
         // points, location and products).
-        let defining = product
-            || kinds_related
-            || q.reading.has(crate::answer::intent::Intent::Definition)
-            || said(Cue::Define)
-            || said(Cue::DefinePhrase);
         let left = p.unexplained();
         if defining || left.is_empty() {
             return Reading::NotGraph;
