@@ -562,11 +562,14 @@ pub fn quotable_in_context(text: &str) -> Vec<InContext> {
     let leads = lead_ins_of(text, &lines);
     let numbers: Vec<usize> = lines.iter().map(|(n, _)| *n).collect();
     let source: Vec<&str> = text.lines().collect();
-    openings_of(lines)
+    let opened = openings_of(lines);
+    let nested = items_under(&source, &numbers, &opened);
+    opened
         .into_iter()
         .zip(leads)
         .zip(numbers)
-        .map(|(((text, opens), lead), line)| {
+        .zip(nested)
+        .map(|((((text, opens), lead), line), nested)| {
             let row = source
                 .get(line)
                 .and_then(|l| table_cells(l))
@@ -576,16 +579,94 @@ pub fn quotable_in_context(text: &str) -> Vec<InContext> {
                 Opens::Paragraph(j) => (None, Some(j)),
                 Opens::Nothing | Opens::Itself(_) => (None, None),
             };
+            let mut lead = lead.or_else(|| run_in_of.map(|j| j..j + 1));
+            // The item it is nested in names it more closely than a
+            // lead-in above that item.
+            if let Some(j) = nested
+                && lead.as_ref().is_none_or(|r| r.end <= j)
+            {
+                lead = Some(j..j + 1);
+            }
             InContext {
                 text,
                 opening,
-                lead: lead.or_else(|| run_in_of.map(|j| j..j + 1)),
+                lead,
                 run_in: opens == Opens::Itself(Paragraph::RunIn),
                 line,
                 row,
             }
         })
         .collect()
+}
+
+/// For each sentence of [`openings_of`] (by index), the heading of the
+/// list item its line is nested in, by index: a chunk's text indents a
+/// nested item's line ([`crate::ingest::chunk`]), and the nearest line
+/// above it indented less is the item it is nested in. That item's
+/// heading is its run-in heading ("Heating demand limit setpoint
+/// adjustment. The active heating setpoints … are not cumulative." over
+/// "At Demand Limit Level 3, decrease setpoint by 2 °C (4 °F).") or the
+/// item itself when it is a bare name ("Occupancy sensor" over "When the
+/// switch indicates the space has been unpopulated …"); an item with
+/// neither (a sentence of its own) says nothing of what the items under
+/// it are, and the item it is nested in is asked in turn. `None` for a
+/// line indented nowhere, or under no such heading in the text.
+fn items_under(
+    source: &[&str],
+    numbers: &[usize],
+    opened: &[(String, Opens)],
+) -> Vec<Option<usize>> {
+    let indent = |n: usize| source.get(n).map_or(0, |l| l.len() - l.trim_start().len());
+    // The first sentence of each line, by line number, in order.
+    let mut firsts: Vec<(usize, usize)> = Vec::new();
+    for (k, &n) in numbers.iter().enumerate() {
+        if firsts.last().is_none_or(|&(m, _)| m != n) {
+            firsts.push((n, k));
+        }
+    }
+    let heading_at = |at: usize| -> Option<Option<usize>> {
+        // Some(Some(j)): the heading; Some(None): look further up; None:
+        // stop.
+        let (n, j) = firsts[at];
+        if source.get(n).is_some_and(|l| table_cells(l).is_some()) {
+            return None;
+        }
+        let first = &opened[j].0;
+        let names = opened[j].1 == Opens::Itself(Paragraph::RunIn)
+            || (is_bare_phrase(first) && {
+                let words = bare_words(first);
+                words.len() <= RUN_IN_WORDS
+                    && !words.iter().any(|w| SENTENCE_WORDS.contains(&w.as_str()))
+            });
+        Some(names.then_some(j))
+    };
+    let mut out = Vec::with_capacity(numbers.len());
+    let mut line_at = 0;
+    for &n in numbers {
+        while firsts[line_at].0 != n {
+            line_at += 1;
+        }
+        let mut depth = indent(n);
+        let mut found = None;
+        let mut at = line_at;
+        while depth > 0 && at > 0 {
+            at -= 1;
+            let above = indent(firsts[at].0);
+            if above >= depth {
+                continue;
+            }
+            match heading_at(at) {
+                None => break,
+                Some(Some(j)) => {
+                    found = Some(j);
+                    break;
+                }
+                Some(None) => depth = above,
+            }
+        }
+        out.push(found);
+    }
+    out
 }
 
 /// Pronouns a question asks about when it asks what "it" means ("what
@@ -1852,6 +1933,56 @@ pub(crate) mod tests {
         assert_eq!(
             heads,
             [true, false, false, false, false, false, false, false]
+        );
+    }
+
+    #[test]
+    fn a_nested_item_stands_under_the_heading_of_the_item_it_is_in() {
+        let text = "Setpoints\n\
+                    Heating demand limit setpoint adjustment. The active heating setpoints shall be decreased. Changes are not cumulative.\n\
+                    \x20 At Demand Limit Level 1, decrease setpoint by 0.5 °C (1 °F).\n\
+                    \x20 At Demand Limit Level 3, decrease setpoint by 2 °C (4 °F).\n\
+                    Occupancy sensor\n\
+                    \x20 When the space has been unpopulated for 5 minutes, the setpoint is relaxed.\n\
+                    \x20   The relaxed setpoint holds. It is restored later.\n\
+                    The adjustment shall be frozen during demand limits.\n\
+                    \x20 It applies to every zone.";
+        let read = super::quotable_in_context(text);
+        let said: Vec<(&str, Option<std::ops::Range<usize>>)> = read
+            .iter()
+            .map(|c| (c.text.as_str(), c.lead.clone()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("Setpoints", None),
+                ("Heating demand limit setpoint adjustment.", None),
+                (
+                    "The active heating setpoints shall be decreased.",
+                    Some(1..2)
+                ),
+                ("Changes are not cumulative.", Some(1..2)),
+                (
+                    "At Demand Limit Level 1, decrease setpoint by 0.5 °C (1 °F).",
+                    Some(1..2)
+                ),
+                (
+                    "At Demand Limit Level 3, decrease setpoint by 2 °C (4 °F).",
+                    Some(1..2)
+                ),
+                ("Occupancy sensor", None),
+                (
+                    "When the space has been unpopulated for 5 minutes, the setpoint is relaxed.",
+                    Some(6..7)
+                ),
+                // Its item is a sentence, not a heading: the item above
+                // that one is asked.
+                ("The relaxed setpoint holds.", Some(6..7)),
+                ("It is restored later.", Some(6..7)),
+                ("The adjustment shall be frozen during demand limits.", None),
+                // Under a sentence that is no heading, and nothing above.
+                ("It applies to every zone.", None),
+            ]
         );
     }
 

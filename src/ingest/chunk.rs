@@ -239,6 +239,12 @@ pub fn chunk(doc: &Extracted, counter: &TokenCounter, opts: &ChunkOptions) -> Ve
             });
             let first = section.units.len();
             split_block(text, heading, counter, budget, &mut section.units);
+            if block.kind == BlockKind::ListItem
+                && block.depth > 0
+                && let Some(unit) = section.units.get_mut(first)
+            {
+                unit.text.insert_str(0, &nesting(block.depth));
+            }
             let whole = section.units.len() == first + 1;
             if starts_table {
                 table_header = (crate::text::names_columns(text) && whole).then(|| {
@@ -265,6 +271,14 @@ pub fn chunk(doc: &Extracted, counter: &TokenCounter, opts: &ChunkOptions) -> Ve
         chunk.chunk_index = i;
     }
     chunks
+}
+
+/// The white space a list item nested `depth` deep opens its line of a
+/// chunk's text with: two spaces a level, as a nested Markdown list is
+/// written. The line stands under the line above it that is indented less
+/// ([`crate::text::quotable_in_context`]).
+fn nesting(depth: u8) -> String {
+    "  ".repeat(usize::from(depth))
 }
 
 /// What joins the headings of a chunk's `section_title` ("Title > 4.

@@ -35,14 +35,28 @@ pub struct Block {
     pub kind: BlockKind,
     /// The text, whitespace-normalised except in code blocks.
     pub text: String,
+    /// How deep a list item is nested in the list items above it: 0 for
+    /// an item of an outermost list and for every other block, 1 for an
+    /// item of a list inside an item, and so on. An item of a nested list
+    /// stands under the item it is nested in ("Heating demand limit
+    /// setpoint adjustment." over "At Demand Limit Level 3, decrease
+    /// setpoint by 2 °C (4 °F)."), which the chunk's text keeps by
+    /// indenting it ([`crate::ingest::chunk`]).
+    pub depth: u8,
 }
 
 impl Block {
-    /// A block of `kind` holding `text`.
+    /// A block of `kind` holding `text`, nested nowhere.
     pub fn new(kind: BlockKind, text: impl Into<String>) -> Self {
+        Self::nested(kind, text, 0)
+    }
+
+    /// A block of `kind` holding `text`, a list item nested `depth` deep.
+    pub fn nested(kind: BlockKind, text: impl Into<String>, depth: u8) -> Self {
         Self {
             kind,
             text: text.into(),
+            depth,
         }
     }
 }

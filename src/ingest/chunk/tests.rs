@@ -231,6 +231,34 @@ fn headings_start_chunks_and_chunks_stay_on_their_page() {
 /// first row is data has no header to repeat, and the chunks stay within
 /// the window.
 #[test]
+fn a_nested_list_item_is_indented_under_the_item_it_is_in() {
+    let item = |text: &str, depth: u8| Block::nested(BlockKind::ListItem, text, depth);
+    let d = doc(vec![(
+        "1",
+        vec![
+            heading(1, "Setpoints"),
+            item(
+                "Heating demand limit setpoint adjustment. Not cumulative.",
+                0,
+            ),
+            item(
+                "At Demand Limit Level 3, decrease setpoint by 2 °C (4 °F).",
+                1,
+            ),
+            item("Deeper still.", 2),
+            item("Window switches.", 0),
+        ],
+    )]);
+    let chunks = chunk(&d, counter(), &ChunkOptions::default());
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(
+        chunks[0].text,
+        "Setpoints\nHeating demand limit setpoint adjustment. Not cumulative.\n  At Demand \
+         Limit Level 3, decrease setpoint by 2 °C (4 °F).\n    Deeper still.\nWindow switches."
+    );
+}
+
+#[test]
 fn a_long_table_repeats_its_header_in_every_chunk() {
     let header = "Space type | Box type | Vcool-max | Vmin | Boxes";
     let rows: Vec<String> = (1..=40)

@@ -51,13 +51,27 @@ struct Walker {
     /// Inline text waiting for the next block boundary, and its kind.
     pending: String,
     pending_kind: Option<BlockKind>,
+    /// How many lists (`ul`, `ol`) the walk is inside.
+    lists: u8,
+    /// The nesting depth of the list item being read ([`Block::depth`]).
+    item: u8,
 }
 
 impl Walker {
     fn push(&mut self, kind: BlockKind, text: &str) {
         let text = normalize_ws(text);
         if !text.is_empty() {
-            self.blocks.push(Block::new(kind, text));
+            let depth = self.depth_of(kind);
+            self.blocks.push(Block::nested(kind, text, depth));
+        }
+    }
+
+    /// The [`Block::depth`] of a block of `kind` read now.
+    fn depth_of(&self, kind: BlockKind) -> u8 {
+        if kind == BlockKind::ListItem {
+            self.item
+        } else {
+            0
         }
     }
 
@@ -112,10 +126,24 @@ impl Walker {
                 let text: String = element.text().collect();
                 let text = text.trim_matches('\n').trim_end();
                 if !text.trim().is_empty() {
-                    self.blocks.push(Block::new(kind, text));
+                    let depth = self.depth_of(kind);
+                    self.blocks.push(Block::nested(kind, text, depth));
                 }
             }
-            "li" => self.container(element, BlockKind::ListItem),
+            "ul" | "ol" | "menu" => {
+                self.lists = self.lists.saturating_add(1);
+                self.container(element, kind);
+                self.lists -= 1;
+            }
+            "li" => {
+                // An item of the outermost list is 0 deep; the item it is
+                // nested in, if any, is read on after it.
+                let outer = std::mem::replace(&mut self.item, self.lists.saturating_sub(1));
+                self.container(element, BlockKind::ListItem);
+                // Its last text is its own, at its own depth.
+                self.flush();
+                self.item = outer;
+            }
             "table" => self.table(element),
             _ => self.container(element, kind),
         }
@@ -305,6 +333,36 @@ fn inline_text(element: ElementRef<'_>, out: &mut String) {
 mod tests {
     use crate::ingest::extract::{BlockKind, extract};
     use std::path::Path;
+
+    #[test]
+    fn a_nested_list_item_is_one_deeper_than_the_item_it_is_in() {
+        let html = "<ul><li>Heating demand limit setpoint adjustment. Not cumulative.\
+            <ul><li>At Level 1, decrease by 1 °F.</li><li>At Level 3, decrease by 4 °F.\
+            <ol><li>Deeper.</li></ol></li></ul>Said after the list.</li>\
+            <li>Window switches.</li></ul><ul><ul><li>Loose</li></ul></ul><p>After.</p>";
+        let doc = extract(Path::new("page.html"), html.as_bytes()).unwrap();
+        let read: Vec<(&str, u8)> = doc.pages[0]
+            .blocks
+            .iter()
+            .map(|b| (b.text.as_str(), b.depth))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                (
+                    "Heating demand limit setpoint adjustment. Not cumulative.",
+                    0
+                ),
+                ("At Level 1, decrease by 1 °F.", 1),
+                ("At Level 3, decrease by 4 °F.", 1),
+                ("Deeper.", 2),
+                ("Said after the list.", 0),
+                ("Window switches.", 0),
+                ("Loose", 1),
+                ("After.", 0),
+            ]
+        );
+    }
 
     fn blocks(html: &str) -> Vec<(BlockKind, String)> {
         let doc = extract(Path::new("page.html"), html.as_bytes()).unwrap();

@@ -9,7 +9,10 @@ use super::{Block, BlockKind, Extracted, Page, list_item_text, normalize_ws};
 pub(super) fn extract(text: &str) -> Extracted {
     let (front_title, body) = front_matter(text);
     let mut blocks = Vec::new();
-    let mut open: Option<(BlockKind, String)> = None;
+    // The block being read, with its depth ([`Block::depth`]), and the
+    // indentation of each list item it is nested in, outermost first.
+    let mut open: Option<(BlockKind, String, u8)> = None;
+    let mut items: Vec<usize> = Vec::new();
     let mut lines = body.lines().peekable();
     while let Some(line) = lines.next() {
         let trimmed = line.trim();
@@ -34,11 +37,12 @@ pub(super) fn extract(text: &str) -> Extracted {
         }
         if let Some((level, heading)) = atx_heading(line) {
             close(&mut open, &mut blocks);
+            items.clear();
             push(&mut blocks, BlockKind::Heading { level }, &heading);
             continue;
         }
         // Setext: a paragraph line underlined with === or ---.
-        if let Some((BlockKind::Paragraph, para)) = &open
+        if let Some((BlockKind::Paragraph, para, _)) = &open
             && !para.contains('\n')
             && !trimmed.is_empty()
             && (trimmed.chars().all(|c| c == '=') || trimmed.chars().all(|c| c == '-'))
@@ -63,16 +67,27 @@ pub(super) fn extract(text: &str) -> Extracted {
         let quoted = trimmed.trim_start_matches('>').trim_start();
         if let Some(item) = list_item_text(quoted) {
             close(&mut open, &mut blocks);
-            open = Some((BlockKind::ListItem, item));
+            // An item indented past the items before it is nested in the
+            // last of them.
+            let indent = indentation(line);
+            while items.last().is_some_and(|&i| i >= indent) {
+                items.pop();
+            }
+            let depth = u8::try_from(items.len()).unwrap_or(u8::MAX);
+            items.push(indent);
+            open = Some((BlockKind::ListItem, item, depth));
             continue;
         }
         match &mut open {
-            Some((_, text)) => {
+            Some((_, text, _)) => {
                 // '\n' marks a continuation line, so setext needs one line.
                 text.push('\n');
                 text.push_str(quoted);
             }
-            None => open = Some((BlockKind::Paragraph, quoted.to_owned())),
+            None => {
+                items.clear();
+                open = Some((BlockKind::Paragraph, quoted.to_owned(), 0));
+            }
         }
     }
     close(&mut open, &mut blocks);
@@ -97,16 +112,28 @@ pub(super) fn extract(text: &str) -> Extracted {
 }
 
 fn push(blocks: &mut Vec<Block>, kind: BlockKind, text: &str) {
+    push_nested(blocks, kind, text, 0);
+}
+
+fn push_nested(blocks: &mut Vec<Block>, kind: BlockKind, text: &str, depth: u8) {
     let text = normalize_ws(&inline(text));
     if !text.is_empty() {
-        blocks.push(Block::new(kind, text));
+        blocks.push(Block::nested(kind, text, depth));
     }
 }
 
-fn close(open: &mut Option<(BlockKind, String)>, blocks: &mut Vec<Block>) {
-    if let Some((kind, text)) = open.take() {
-        push(blocks, kind, &text);
+fn close(open: &mut Option<(BlockKind, String, u8)>, blocks: &mut Vec<Block>) {
+    if let Some((kind, text, depth)) = open.take() {
+        push_nested(blocks, kind, &text, depth);
     }
+}
+
+/// The columns of white space a line opens with, a tab as four.
+fn indentation(line: &str) -> usize {
+    line.chars()
+        .take_while(|c| c.is_whitespace())
+        .map(|c| if c == '\t' { 4 } else { 1 })
+        .sum()
 }
 
 /// The `title:` of YAML front matter, and the text after it.
@@ -218,6 +245,30 @@ fn inline(text: &str) -> String {
 mod tests {
     use crate::ingest::extract::{BlockKind, extract};
     use std::path::Path;
+
+    #[test]
+    fn an_indented_list_item_is_nested_in_the_item_above_it() {
+        let md = "## Demand limit\n\n- Heating adjustment. Not cumulative.\n  - Level 1: 1 °F.\n    1. Deeper.\n  - Level 3: 4 °F.\n- Window switches.\n\nAfter.\n\n  - Alone\n";
+        let doc = extract(Path::new("seq.md"), md.as_bytes()).unwrap();
+        let got: Vec<_> = doc.pages[0]
+            .blocks
+            .iter()
+            .map(|b| (b.text.as_str(), b.depth))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Demand limit", 0),
+                ("Heating adjustment. Not cumulative.", 0),
+                ("Level 1: 1 °F.", 1),
+                ("1. Deeper.", 2),
+                ("Level 3: 4 °F.", 1),
+                ("Window switches.", 0),
+                ("After.", 0),
+                ("Alone", 0),
+            ]
+        );
+    }
 
     #[test]
     fn markdown_blocks() {

@@ -205,6 +205,8 @@ struct Open {
     kind: BlockKind,
     text: String,
     lines: usize,
+    /// Its [`Block::depth`].
+    depth: u8,
 }
 
 /// Joins lines into blocks, one list per page.
@@ -225,10 +227,14 @@ fn page_blocks(lines: &[Line], levels: &HeadingLevels, title: Option<&str>) -> V
         if let Some(o) = open.take() {
             let text = normalize_ws(&o.text);
             if !text.is_empty() {
-                out.push(Block::new(o.kind, text));
+                out.push(Block::nested(o.kind, text, o.depth));
             }
         }
     };
+    // Where each list item the next one may be nested in starts on the
+    // left, outermost first: an item whose marker stands further right
+    // than the last one's is nested in it.
+    let mut items: Vec<f64> = Vec::new();
     let mut prev: Option<&Line> = None;
     for (i, line) in lines.iter().enumerate() {
         let text = line.text();
@@ -244,9 +250,11 @@ fn page_blocks(lines: &[Line], levels: &HeadingLevels, title: Option<&str>) -> V
         };
         if line.is_table_row() {
             close(&mut open, &mut out);
+            items.clear();
             out.push(Block::new(BlockKind::TableRow, text));
         } else if let Some(level) = level {
             close(&mut open, &mut out);
+            items.clear();
             // A heading that wraps continues on the next line in the same style.
             match out.last_mut() {
                 Some(last)
@@ -261,10 +269,16 @@ fn page_blocks(lines: &[Line], levels: &HeadingLevels, title: Option<&str>) -> V
             }
         } else if let Some(item) = list_item_text(&text) {
             close(&mut open, &mut out);
+            while items.last().is_some_and(|&x| x + INDENT_EM * em >= line.x0) {
+                items.pop();
+            }
+            let depth = u8::try_from(items.len()).unwrap_or(u8::MAX);
+            items.push(line.x0);
             open = Some(Open {
                 kind: BlockKind::ListItem,
                 text: item,
                 lines: 1,
+                depth,
             });
         } else {
             let continues = match (&open, prev) {
@@ -283,10 +297,19 @@ fn page_blocks(lines: &[Line], levels: &HeadingLevels, title: Option<&str>) -> V
                 }
                 _ => {
                     close(&mut open, &mut out);
+                    // A paragraph as far left as the outermost item ends
+                    // its list.
+                    if items
+                        .first()
+                        .is_some_and(|&x| line.x0 <= x + INDENT_EM * em)
+                    {
+                        items.clear();
+                    }
                     open = Some(Open {
                         kind: BlockKind::Paragraph,
                         text,
                         lines: 1,
+                        depth: 0,
                     });
                 }
             }

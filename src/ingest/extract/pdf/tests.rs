@@ -214,6 +214,23 @@ fn ahu_pdf_pages_match_pypdf() {
 /// A PDF whose pages each show `lines` of (font, size, y, text); `F1` is
 /// Helvetica and `F2` Helvetica-Bold. `labels` becomes `/PageLabels`.
 fn build_pdf(pages: &[Vec<(&str, i64, i64, &str)>], labels: Option<Object>) -> Document {
+    let placed: Vec<Vec<Placed<'_>>> = pages
+        .iter()
+        .map(|lines| {
+            lines
+                .iter()
+                .map(|&(font, size, y, text)| (font, size, 72, y, text))
+                .collect()
+        })
+        .collect();
+    build_pdf_at(&placed, labels)
+}
+
+/// A line of text placed on a page: (font, size, x, y, text).
+type Placed<'a> = (&'a str, i64, i64, i64, &'a str);
+
+/// [`build_pdf`] with each line's left edge.
+fn build_pdf_at(pages: &[Vec<Placed<'_>>], labels: Option<Object>) -> Document {
     let mut doc = Document::with_version("1.5");
     doc.trailer.set(
         "ID",
@@ -235,8 +252,8 @@ fn build_pdf(pages: &[Vec<(&str, i64, i64, &str)>], labels: Option<Object>) -> D
     let mut kids = Vec::new();
     for lines in pages {
         let mut content = String::new();
-        for (font, size, y, text) in lines {
-            content.push_str(&format!("BT /{font} {size} Tf 72 {y} Td ({text}) Tj ET\n"));
+        for (font, size, x, y, text) in lines {
+            content.push_str(&format!("BT /{font} {size} Tf {x} {y} Td ({text}) Tj ET\n"));
         }
         let content_id = doc.add_object(Stream::new(dictionary! {}, content.into_bytes()));
         let page = doc.add_object(dictionary! {
@@ -325,6 +342,66 @@ fn headings_paragraphs_and_lists_from_positions() {
     );
     assert_eq!(blocks[4].text, "2. Respond to requests");
     assert_eq!(doc.title.as_deref(), Some("Supply Fan Control"));
+}
+
+#[test]
+fn a_list_item_indented_past_the_one_above_is_nested_in_it() {
+    let page = vec![
+        ("F2", 20, 72, 740, "Demand limits"),
+        (
+            "F1",
+            11,
+            72,
+            700,
+            "1. Heating demand limit setpoint adjustment.",
+        ),
+        (
+            "F1",
+            11,
+            90,
+            687,
+            "a. At Level 1, decrease setpoint by 1 F.",
+        ),
+        ("F1", 11, 108, 674, "i. Deeper still."),
+        (
+            "F1",
+            11,
+            90,
+            661,
+            "b. At Level 3, decrease setpoint by 4 F.",
+        ),
+        ("F1", 11, 72, 648, "2. Window switches."),
+        (
+            "F1",
+            11,
+            72,
+            620,
+            "A paragraph after the list, at the left margin.",
+        ),
+        ("F1", 11, 90, 590, "- Alone"),
+    ];
+    let pdf = save(build_pdf_at(&[page], None));
+    let doc = extract(Path::new("limits.pdf"), &pdf).unwrap();
+    let read: Vec<(BlockKind, u8)> = doc.pages[0]
+        .blocks
+        .iter()
+        .map(|b| (b.kind, b.depth))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            (BlockKind::Heading { level: 1 }, 0),
+            (BlockKind::ListItem, 0),
+            (BlockKind::ListItem, 1),
+            (BlockKind::ListItem, 2),
+            (BlockKind::ListItem, 1),
+            (BlockKind::ListItem, 0),
+            (BlockKind::Paragraph, 0),
+            (BlockKind::ListItem, 0),
+        ],
+        "{:#?}",
+        doc.pages[0].blocks
+    );
 }
 
 #[test]
