@@ -65,6 +65,11 @@ pub struct Reading {
     /// The content words left once question words, stop words and the
     /// names the grounder matched are taken out; lower case, stemmed.
     pub focus: Vec<String>,
+    /// Its topics: the focus terms it says more than once that are words
+    /// of the models or the ontology ("holiday sched … on holidays … a
+    /// holiday mode"; set by the pipeline, which knows the vocabulary).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub topics: Vec<String>,
     /// Asks, yes or no, how two classes it names relate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub classes_asked: Option<ClassAsk>,

@@ -158,6 +158,20 @@ fn question(snap: &Snapshot, text: &str, view: GraphView<'_>) -> Question {
         )
         .collect();
     q.equivalents = snap.spelling.equivalents(&with_parts);
+    q.reading.topics = q
+        .reading
+        .focus
+        .iter()
+        .filter(|t| {
+            snap.spelling.is_domain_term(t)
+                && q.words
+                    .iter()
+                    .filter(|w| crate::text::stem(w) == **t)
+                    .nth(1)
+                    .is_some()
+        })
+        .cloned()
+        .collect();
     q.embedded = snap.spelling.spelled_out(&q.text);
     for kind in &mut q.kinds {
         kind.equivalents = snap.spelling.equivalents(&kind.words);

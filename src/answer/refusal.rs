@@ -40,6 +40,9 @@ pub enum Reason {
     /// The quoted passage is dated records of other dates or about other
     /// equipment than the dates and nodes the question names (as asked).
     OtherRecord(Vec<String>),
+    /// The quoted passage does not hold a word the question says more than
+    /// once (its topic, stemmed).
+    TopicNotQuoted(Vec<String>),
     /// The question names documents ("per G36", "the service log") and
     /// the passage found is neither from one of them nor says their name
     /// (the question's words for them).
@@ -95,6 +98,7 @@ impl Reason {
             | Self::OtherEquipment(_)
             | Self::KindNotQuoted(_)
             | Self::OtherRecord(_)
+            | Self::TopicNotQuoted(_)
             | Self::OtherDocument(_)
             | Self::LowConfidence { .. }
             | Self::NoNumber
@@ -142,6 +146,10 @@ impl Reason {
             Self::KindNotQuoted(kinds) => format!(
                 "The best passage found does not name the {} the question asks about, so it does not answer it.",
                 kinds.join(", ")
+            ),
+            Self::TopicNotQuoted(topics) => format!(
+                "The question comes back to {} more than once; the best passage found does not say it, so it answers something else.",
+                topics.join(", ")
             ),
             Self::OtherRecord(missing) => format!(
                 "The passage found is dated records that do not name {}, which the question asks about: another day's or another unit's entry does not answer it.",
@@ -197,6 +205,7 @@ impl Reason {
             }
             Self::LowCoverage { .. }
             | Self::KindNotQuoted(_)
+            | Self::TopicNotQuoted(_)
             | Self::OtherRecord(_)
             | Self::NoNumber => {
                 "Check the equipment's submittals or the BAS directly; DaemonIQ has no source for this."
@@ -250,6 +259,9 @@ pub struct DocumentMeasures {
     /// The dates and named nodes the question asks about that the quoted
     /// dated records do not name.
     pub records_missing: Vec<String>,
+    /// The focus terms the question says more than once that the quoted
+    /// passages and their headings do not hold.
+    pub topics_missing: Vec<String>,
     /// The question's words for documents ("per g36") that the quoted
     /// passages' documents are not and the passages do not say.
     pub documents_missing: Vec<String>,
@@ -276,6 +288,8 @@ pub fn of_documents(cfg: &AnswerConfig, q: &Question, m: &DocumentMeasures) -> O
         Some(Reason::KindNotQuoted(m.kinds_missing.clone()))
     } else if !m.records_missing.is_empty() {
         Some(Reason::OtherRecord(m.records_missing.clone()))
+    } else if !m.topics_missing.is_empty() {
+        Some(Reason::TopicNotQuoted(m.topics_missing.clone()))
     } else if m.coverage < cfg.min_coverage {
         Some(Reason::LowCoverage {
             coverage: m.coverage,
@@ -340,6 +354,7 @@ mod tests {
             confidence: 0.7,
             kinds_missing: Vec::new(),
             records_missing: Vec::new(),
+            topics_missing: Vec::new(),
             documents_missing: Vec::new(),
             number_missing: false,
         };
@@ -384,6 +399,17 @@ mod tests {
         assert_eq!(
             of_documents(&cfg, &q, &other_day),
             Some(Reason::OtherRecord(vec!["2025-03".into()]))
+        );
+        // A word the question comes back to, not held: abstain, however
+        // much of the rest the passage holds.
+        let off_topic = DocumentMeasures {
+            coverage: 1.0,
+            topics_missing: vec!["holiday".into()],
+            ..ok.clone()
+        };
+        assert_eq!(
+            of_documents(&cfg, &q, &off_topic),
+            Some(Reason::TopicNotQuoted(vec!["holiday".into()]))
         );
         let none = DocumentMeasures {
             retrieved: 0,

@@ -586,3 +586,42 @@ async fn a_compound_kind_is_answered_from_its_own_page() {
         assert!(!cites_other(&v), "{query}: cites {other}: {v}");
     }
 }
+
+/// A word a question comes back to is what it asks about: a passage that
+/// does not hold it answers something else, however much of the rest of
+/// the question it holds. No page says what a steam coil or a holiday
+/// does; the freeze-protection and warm-up passages answered such
+/// questions before.
+#[tokio::test]
+async fn a_word_the_question_comes_back_to_must_be_quoted() {
+    let Some(data) = common::shared_data() else {
+        return;
+    };
+    let (state, _reports) = every_page_state(&data).await;
+    for (query, topic) in [
+        (
+            "g36 multizone ahu w/ a steam preheat coil - at what sat does the steam coil valve open for freeze protection?",
+            "steam",
+        ),
+        (
+            "single zone ahu with steam heat: how many steam plant requests does g36 send when the sat drops?",
+            "steam",
+        ),
+    ] {
+        let v = ask(&state, query).await;
+        assert_eq!(v["status"], "refused", "{query}: {v}");
+        let missing = &v["trace"]["answerability"]["missing"];
+        assert!(
+            missing
+                .as_array()
+                .is_some_and(|m| m.iter().any(|t| t == topic)),
+            "{query}: {topic} not missing in {missing}"
+        );
+        // Refused for that word, not for another rule.
+        let limitations = v["answer"]["limitations"].as_str().unwrap_or_default();
+        assert!(
+            limitations.contains(&format!("comes back to {topic}")),
+            "{query}: {limitations}"
+        );
+    }
+}

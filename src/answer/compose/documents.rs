@@ -843,8 +843,21 @@ pub async fn answer(
             "the quoted records are of another date or other equipment"
         );
     }
+    // A word the question comes back to is what it is about ("g36 holiday
+    // sched - … unocc on holidays or is there a holiday mode?"): a passage
+    // that does not hold it answers something else (the warm-up mode the
+    // same question also names), however much of the rest it holds.
+    let topics_missing: Vec<String> = asked
+        .iter()
+        .filter(|t| !held.terms.contains(t) && q.reading.topics.contains(t))
+        .cloned()
+        .collect();
+    if !topics_missing.is_empty() {
+        tracing::info!(topics = ?topics_missing, "the quoted passage does not hold a word the question comes back to");
+    }
     let measures = DocumentMeasures {
         records_missing: records_missing.clone(),
+        topics_missing: topics_missing.clone(),
         number_missing,
         documents_missing: as_asked(&q.text, &documents_missing),
         kinds_missing: kinds_missing.clone(),
@@ -875,6 +888,7 @@ pub async fn answer(
             .cloned()
             .chain(kinds_missing)
             .chain(records_missing.into_iter().filter(|r| !asked.contains(r)))
+            .chain(topics_missing.into_iter().filter(|t| !asked.contains(t)))
             .collect(),
         held,
         document: naming,
