@@ -599,6 +599,17 @@ pub fn quotable_in_context(text: &str) -> Vec<InContext> {
         .collect()
 }
 
+/// What the item a nested line sits under says of it ([`items_under`]).
+enum Above {
+    /// A table row: no item above it heads the line.
+    Stop,
+    /// The item is a sentence of its own: the item it is nested in is
+    /// asked in turn.
+    Further,
+    /// The item's heading, by sentence index.
+    Heading(usize),
+}
+
 /// For each sentence of [`openings_of`] (by index), the heading of the
 /// list item its line is nested in, by index: a chunk's text indents a
 /// nested item's line ([`crate::ingest::chunk`]), and the nearest line
@@ -624,12 +635,10 @@ fn items_under(
             firsts.push((n, k));
         }
     }
-    let heading_at = |at: usize| -> Option<Option<usize>> {
-        // Some(Some(j)): the heading; Some(None): look further up; None:
-        // stop.
+    let heading_at = |at: usize| -> Above {
         let (n, j) = firsts[at];
         if source.get(n).is_some_and(|l| table_cells(l).is_some()) {
-            return None;
+            return Above::Stop;
         }
         let first = &opened[j].0;
         let names = opened[j].1 == Opens::Itself(Paragraph::RunIn)
@@ -638,7 +647,11 @@ fn items_under(
                 words.len() <= RUN_IN_WORDS
                     && !words.iter().any(|w| SENTENCE_WORDS.contains(&w.as_str()))
             });
-        Some(names.then_some(j))
+        if names {
+            Above::Heading(j)
+        } else {
+            Above::Further
+        }
     };
     let mut out = Vec::with_capacity(numbers.len());
     let mut line_at = 0;
@@ -656,12 +669,12 @@ fn items_under(
                 continue;
             }
             match heading_at(at) {
-                None => break,
-                Some(Some(j)) => {
+                Above::Stop => break,
+                Above::Heading(j) => {
                     found = Some(j);
                     break;
                 }
-                Some(None) => depth = above,
+                Above::Further => depth = above,
             }
         }
         out.push(found);

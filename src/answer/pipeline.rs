@@ -158,17 +158,13 @@ fn question(snap: &Snapshot, text: &str, view: GraphView<'_>) -> Question {
         )
         .collect();
     q.equivalents = snap.spelling.equivalents(&with_parts);
+    let stems: Vec<String> = q.words.iter().map(|w| crate::text::stem(w)).collect();
     q.reading.topics = q
         .reading
         .focus
         .iter()
         .filter(|t| {
-            snap.spelling.is_domain_term(t)
-                && q.words
-                    .iter()
-                    .filter(|w| crate::text::stem(w) == **t)
-                    .nth(1)
-                    .is_some()
+            snap.spelling.is_domain_term(t) && stems.iter().filter(|s| *s == *t).nth(1).is_some()
         })
         .cloned()
         .collect();

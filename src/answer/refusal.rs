@@ -367,50 +367,50 @@ mod tests {
             ..ok.clone()
         };
         assert_eq!(of_documents(&cfg, &q, &wordy), Some(Reason::NoNumber));
-        // Documents the question names ("per g36"), the passage from
-        // another that does not name them: abstain, however much it holds.
-        let elsewhere = DocumentMeasures {
-            coverage: 1.0,
-            documents_missing: vec!["g36".into()],
-            ..ok.clone()
-        };
-        assert_eq!(
-            of_documents(&cfg, &q, &elsewhere),
-            Some(Reason::OtherDocument(vec!["g36".into()]))
-        );
-        // A kind the question names, not named by the passage: abstain,
-        // however much of the rest it holds.
-        let unnamed = DocumentMeasures {
-            coverage: 1.0,
-            kinds_missing: vec!["humidity setpoint".into()],
-            ..ok.clone()
-        };
-        assert_eq!(
-            of_documents(&cfg, &q, &unnamed),
-            Some(Reason::KindNotQuoted(vec!["humidity setpoint".into()]))
-        );
-        // Dated records of another month, or of other units than the one
-        // named: abstain, however much of the rest they hold.
-        let other_day = DocumentMeasures {
-            coverage: 1.0,
-            records_missing: vec!["2025-03".into()],
-            ..ok.clone()
-        };
-        assert_eq!(
-            of_documents(&cfg, &q, &other_day),
-            Some(Reason::OtherRecord(vec!["2025-03".into()]))
-        );
-        // A word the question comes back to, not held: abstain, however
-        // much of the rest the passage holds.
-        let off_topic = DocumentMeasures {
-            coverage: 1.0,
-            topics_missing: vec!["holiday".into()],
-            ..ok.clone()
-        };
-        assert_eq!(
-            of_documents(&cfg, &q, &off_topic),
-            Some(Reason::TopicNotQuoted(vec!["holiday".into()]))
-        );
+        // One thing the question names that the passage does not hold —
+        // documents it names ("per g36"), a kind, dated records of
+        // another month or unit, a word it comes back to: abstain with
+        // that reason, however much of the rest the passage holds.
+        let g36 = vec!["g36".to_string()];
+        let kind = vec!["humidity setpoint".to_string()];
+        let month = vec!["2025-03".to_string()];
+        let holiday = vec!["holiday".to_string()];
+        for (measures, reason) in [
+            (
+                DocumentMeasures {
+                    documents_missing: g36.clone(),
+                    ..ok.clone()
+                },
+                Reason::OtherDocument(g36),
+            ),
+            (
+                DocumentMeasures {
+                    kinds_missing: kind.clone(),
+                    ..ok.clone()
+                },
+                Reason::KindNotQuoted(kind),
+            ),
+            (
+                DocumentMeasures {
+                    records_missing: month.clone(),
+                    ..ok.clone()
+                },
+                Reason::OtherRecord(month),
+            ),
+            (
+                DocumentMeasures {
+                    topics_missing: holiday.clone(),
+                    ..ok.clone()
+                },
+                Reason::TopicNotQuoted(holiday),
+            ),
+        ] {
+            let measures = DocumentMeasures {
+                coverage: 1.0,
+                ..measures
+            };
+            assert_eq!(of_documents(&cfg, &q, &measures), Some(reason));
+        }
         let none = DocumentMeasures {
             retrieved: 0,
             ..ok.clone()

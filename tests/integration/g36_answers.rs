@@ -486,6 +486,21 @@ async fn a_setpoint_given_by_its_parameter_answers_a_question_for_a_value() {
 /// supply fans of an air handler and its freeze protection answered it
 /// before. A kind of room the pages name ("Mechanical/electrical rooms")
 /// is still answered from its row.
+/// Asks `query`, asserts it is refused with `term` among the words the
+/// quoted passage lacks, and gives the response.
+async fn refused_for(state: &Arc<AppState>, query: &str, term: &str) -> Value {
+    let v = ask(state, query).await;
+    assert_eq!(v["status"], "refused", "{query}: {v}");
+    let missing = &v["trace"]["answerability"]["missing"];
+    assert!(
+        missing
+            .as_array()
+            .is_some_and(|m| m.iter().any(|t| t == term)),
+        "{query}: {term} not missing in {missing}"
+    );
+    v
+}
+
 #[tokio::test]
 async fn a_kind_no_page_covers_is_not_answered_by_another() {
     let Some(data) = common::shared_data() else {
@@ -502,15 +517,7 @@ async fn a_kind_no_page_covers_is_not_answered_by_another() {
             "water-cooled",
         ),
     ] {
-        let v = ask(&state, query).await;
-        assert_eq!(v["status"], "refused", "{query}: {v}");
-        let missing = &v["trace"]["answerability"]["missing"];
-        assert!(
-            missing
-                .as_array()
-                .is_some_and(|m| m.iter().any(|t| t == kind)),
-            "{query}: {kind} not missing in {missing}"
-        );
+        refused_for(&state, query, kind).await;
     }
     let page = "ThermalZones_Setpoints.html";
     let rows = table_rows(&data.join("docs/g36").join(page));
@@ -608,15 +615,7 @@ async fn a_word_the_question_comes_back_to_must_be_quoted() {
             "steam",
         ),
     ] {
-        let v = ask(&state, query).await;
-        assert_eq!(v["status"], "refused", "{query}: {v}");
-        let missing = &v["trace"]["answerability"]["missing"];
-        assert!(
-            missing
-                .as_array()
-                .is_some_and(|m| m.iter().any(|t| t == topic)),
-            "{query}: {topic} not missing in {missing}"
-        );
+        let v = refused_for(&state, query, topic).await;
         // Refused for that word, not for another rule.
         let limitations = v["answer"]["limitations"].as_str().unwrap_or_default();
         assert!(

@@ -857,7 +857,7 @@ pub async fn answer(
     }
     let measures = DocumentMeasures {
         records_missing: records_missing.clone(),
-        topics_missing: topics_missing.clone(),
+        topics_missing,
         number_missing,
         documents_missing: as_asked(&q.text, &documents_missing),
         kinds_missing: kinds_missing.clone(),
@@ -888,7 +888,6 @@ pub async fn answer(
             .cloned()
             .chain(kinds_missing)
             .chain(records_missing.into_iter().filter(|r| !asked.contains(r)))
-            .chain(topics_missing.into_iter().filter(|t| !asked.contains(t)))
             .collect(),
         held,
         document: naming,
