@@ -53,6 +53,12 @@ pub struct Question {
     /// ([`asked_for`]: "what *chemicals* get added"): what it asks about,
     /// which a passage that answers must name too.
     pub kinds: Vec<NamedKind>,
+    /// The equipment kinds it names by their Haystack tag where the tag
+    /// abbreviates the Brick class ("fcu", "ahu", "rtu"), not in
+    /// [`Self::kinds`]: what it asks about when no retrieved passage is
+    /// linked to the class (a fan coil unit asked of the G36 pages, which
+    /// cover none).
+    pub tag_kinds: Vec<NamedKind>,
     /// Labels of the equipment that has a point it names ("VAV-2-14" for
     /// "vav-2-14 airflow"): a passage naming the box is about the point.
     pub owners: Vec<String>,
@@ -231,6 +237,40 @@ impl Question {
                 });
             }
         }
+        // An equipment kind named by its Haystack tag where the tag is
+        // its abbreviation ("4-pipe fcu per g36", "ahu", "rtu"); a text
+        // names it by the tag or by the class's words.
+        let mut tag_kinds: Vec<NamedKind> = Vec::new();
+        for t in &grounding.equipment_types {
+            let (Some(tag), Some(class)) = (&t.haystack_kind, &t.brick_class) else {
+                continue;
+            };
+            let label = class.replace('_', " ");
+            let label_words = text::words(&label);
+            let said =
+                text::words(text.get(t.span.start..t.span.end).unwrap_or_default()).join(" ");
+            let iri = vocab::brick(class);
+            if said != *tag
+                || label_words.iter().any(|w| w.eq_ignore_ascii_case(tag))
+                || kinds
+                    .iter()
+                    .any(|k| k.class.as_deref() == Some(iri.as_str()))
+                || tag_kinds.iter().any(|k| k.said == said)
+            {
+                continue;
+            }
+            let stems = |ws: &[String]| ws.iter().map(|w| text::stem(w)).collect();
+            tag_kinds.push(NamedKind {
+                said: said.clone(),
+                words: stems(&[said]),
+                label: stems(&label_words),
+                equivalents: Vec::new(),
+                form: None,
+                class: Some(iri),
+                models: Vec::new(),
+                phrase: false,
+            });
+        }
         if let Some(asked) = asked_for(cues, &words, &reading.focus, &kinds) {
             kinds.push(asked);
         }
@@ -292,6 +332,7 @@ impl Question {
             units,
             units_asked,
             kinds,
+            tag_kinds,
             owners,
             broader,
         }

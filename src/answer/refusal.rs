@@ -344,6 +344,7 @@ mod tests {
             units: Vec::new(),
             units_asked: Vec::new(),
             kinds: Vec::new(),
+            tag_kinds: Vec::new(),
             owners: Vec::new(),
             broader: Vec::new(),
         };

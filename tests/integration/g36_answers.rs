@@ -516,6 +516,16 @@ async fn a_kind_no_page_covers_is_not_answered_by_another() {
             "For a water-cooled chiller, when does g36 stage the condenser pumps?",
             "water-cooled",
         ),
+        // Named by its Haystack tag, a kind no page is about: the pages on
+        // other units' fans and coils do not answer for it.
+        (
+            "g36 fcu with a 2-pipe changeover coil: how is the fan speed reset?",
+            "fcu",
+        ),
+        (
+            "per guideline 36, what does a doas do in unoccupied mode?",
+            "doas",
+        ),
     ] {
         refused_for(&state, query, kind).await;
     }

@@ -752,9 +752,22 @@ pub async fn answer(
         .collect();
     // A kind the question names by name ("humidity setpoint") is what it
     // asks about: a passage that does not name it answers something else.
+    // A kind named by its tag ("fcu") is asked about as one named by name
+    // when no retrieved chunk is linked to its class: the documents do not
+    // cover it, and a passage that does not name it is about another kind
+    // (the single-zone AHU block for a four-pipe fan coil unit). Where a
+    // chunk is linked to it ("ahu", "vav"), the passages' own words decide.
+    let unlinked = q.tag_kinds.iter().filter(|k| {
+        let class = k.class.as_deref().map(crate::vocab::local_name);
+        !found.hits.iter().any(|h| {
+            let p = &h.hit.payload;
+            p.equip.contains(&k.said) || p.brick_equip.iter().any(|c| Some(c.as_str()) == class)
+        })
+    });
     let kinds_missing: Vec<String> = q
         .kinds
         .iter()
+        .chain(unlinked)
         .filter(|k| {
             !picked.iter().any(|p| k.named_in(&p.text))
                 && !headings
@@ -886,7 +899,7 @@ pub async fn answer(
             .iter()
             .filter(|t| !held.contains(t))
             .cloned()
-            .chain(kinds_missing)
+            .chain(kinds_missing.into_iter().filter(|k| !asked.contains(k)))
             .chain(records_missing.into_iter().filter(|r| !asked.contains(r)))
             .collect(),
         held,
