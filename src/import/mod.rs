@@ -261,6 +261,7 @@ pub async fn import_file(
         loaded_at: Utc::now(),
         kind: source.kind,
         triples: 0,
+        cut: String::new(),
     };
     if source.kind == GraphKind::Model {
         annotate_instances(&mut triples, &record);

@@ -50,14 +50,19 @@ pub fn chunk_iri(source_id: &str, chunk_index: usize) -> String {
     format!("{DOC_IRI_PREFIX}{source_id}/chunk/{chunk_index}")
 }
 
-/// Deterministic point id of one chunk of one version of a document. The
-/// sha is part of it, so a new version's points never overwrite the
-/// committed version's points before the new version is committed.
-pub fn point_id(source_id: &str, source_sha: &str, chunk_index: usize) -> Uuid {
-    Uuid::new_v5(
-        &POINT_NAMESPACE,
-        format!("{source_id}:{source_sha}:{chunk_index}").as_bytes(),
-    )
+/// Deterministic point id of one chunk of one version of a document, as
+/// one cut made it ([`crate::ingest::IngestSettings::cut`]). The sha and
+/// the cut are part of it, so the points of a new version, or of the same
+/// file cut anew, never overwrite the committed version's points before
+/// the new one is committed. The empty cut (a document recorded before
+/// cuts were) keeps the ids it had.
+pub fn point_id(source_id: &str, source_sha: &str, cut: &str, chunk_index: usize) -> Uuid {
+    let key = if cut.is_empty() {
+        format!("{source_id}:{source_sha}:{chunk_index}")
+    } else {
+        format!("{source_id}:{source_sha}:{cut}:{chunk_index}")
+    };
+    Uuid::new_v5(&POINT_NAMESPACE, key.as_bytes())
 }
 
 /// What is known about a document as a whole.
@@ -161,9 +166,16 @@ mod tests {
         assert_eq!(id.len(), 16);
         assert_eq!(id, source_id("golden/corpus/a.md"));
         assert_ne!(id, source_id("golden/corpus/b.md"));
-        assert_eq!(point_id(&id, "aa", 0), point_id(&id, "aa", 0));
-        assert_ne!(point_id(&id, "aa", 0), point_id(&id, "bb", 0));
-        assert_ne!(point_id(&id, "aa", 0), point_id(&id, "aa", 1));
+        let cut = "r1-t256-o32";
+        assert_eq!(point_id(&id, "aa", cut, 0), point_id(&id, "aa", cut, 0));
+        assert_ne!(point_id(&id, "aa", cut, 0), point_id(&id, "bb", cut, 0));
+        assert_ne!(point_id(&id, "aa", cut, 0), point_id(&id, "aa", cut, 1));
+        // The same file cut otherwise: other points.
+        assert_ne!(
+            point_id(&id, "aa", cut, 0),
+            point_id(&id, "aa", "r2-t256-o32", 0)
+        );
+        assert_ne!(point_id(&id, "aa", "", 0), point_id(&id, "aa", cut, 0));
         assert_eq!(source_id_of_graph(&doc_graph(&id)), Some(id.as_str()));
     }
 }

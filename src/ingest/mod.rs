@@ -24,7 +24,8 @@ pub mod service;
 pub use chunk::{Chunk, ChunkError, ChunkOptions, TokenCounter, chunk};
 pub use extract::{Block, BlockKind, ExtractError, Extracted, Page, extract};
 pub use pipeline::{
-    DocOptions, DocumentInfo, IngestError, IngestSettings, Ingestor, Input, Reconciled,
+    DocOptions, DocumentInfo, INGEST_REVISION, IngestError, IngestSettings, Ingestor, Input,
+    Reconciled,
 };
 pub use report::{DocReport, DocStatus, RunReport};
 pub use service::{DocService, OpenError, PathError};

@@ -89,7 +89,29 @@ pub struct IngestSettings {
     pub duplicate_threshold: f32,
     /// Leave duplicate chunks out of the index (they are reported either way).
     pub skip_duplicates: bool,
+    /// The ingest revision chunks are cut with ([`INGEST_REVISION`]).
+    pub revision: u32,
 }
+
+impl IngestSettings {
+    /// How chunks are cut: the ingest revision and the chunk window
+    /// ("r1-t256-o32"). A document committed by another cut is cut again
+    /// even when its bytes have not changed.
+    pub fn cut(&self) -> String {
+        format!(
+            "r{}-t{}-o{}",
+            self.revision, self.chunk.max_tokens, self.chunk.overlap_tokens
+        )
+    }
+}
+
+/// The revision of extraction, chunking and linking. Raise it whenever a
+/// change gives an unchanged file other chunks (a list item kept nested,
+/// a table row cut otherwise, a chunk linked to other nodes): documents
+/// committed by an older revision are then cut again on the next ingest,
+/// instead of answering from the chunks the old code cut. 1: nested list
+/// items keep their depth (2026-12-03).
+pub const INGEST_REVISION: u32 = 1;
 
 impl Default for IngestSettings {
     fn default() -> Self {
@@ -98,6 +120,7 @@ impl Default for IngestSettings {
             max_bytes: 50 * 1024 * 1024,
             duplicate_threshold: 0.85,
             skip_duplicates: false,
+            revision: INGEST_REVISION,
         }
     }
 }
@@ -291,23 +314,28 @@ impl Ingestor {
     async fn reconcile_locked(&self) -> Result<Reconciled, IngestError> {
         let committed = self.committed().await?;
         let mut out = Reconciled::default();
-        for (source_id, shas) in self.index.sources().await? {
-            let keep = committed.get(&source_id).map(|r| r.sha256.as_str());
-            if shas.iter().all(|s| Some(s.as_str()) == keep) {
+        for (source_id, keys) in self.index.sources().await? {
+            // A point of the committed version has the id that version
+            // gives its chunk; any other is of an uncommitted or superseded
+            // version (another sha, or the same file cut by another
+            // revision).
+            let record = committed.get(&source_id);
+            let stale: Vec<_> = keys
+                .iter()
+                .filter(|k| {
+                    record.is_none_or(|r| {
+                        k.id != document::point_id(&source_id, &r.sha256, &r.cut, k.chunk_index)
+                    })
+                })
+                .map(|k| k.id)
+                .collect();
+            if stale.is_empty() {
                 continue;
             }
-            let stale: Vec<_> = self
-                .index
-                .points_of(&source_id, false)
-                .await?
-                .into_iter()
-                .filter(|p| Some(p.payload.source_sha.as_str()) != keep)
-                .map(|p| p.id)
-                .collect();
             tracing::warn!(
                 source_id = %source_id,
                 points = stale.len(),
-                committed = keep.is_some(),
+                committed = record.is_some(),
                 "reconcile: removing points of an uncommitted or superseded version"
             );
             self.index.delete_points(&stale).await?;
@@ -429,7 +457,22 @@ impl Ingestor {
         let sha = crate::import::sha256_hex(&bytes);
         report.source_sha.clone_from(&sha);
         let previous = committed.get(&source_id).cloned();
-        if previous.as_ref().is_some_and(|r| r.sha256 == sha) {
+        let cut = self.settings.cut();
+        if let Some(old) = previous
+            .as_ref()
+            .filter(|r| r.sha256 == sha && r.cut != cut)
+        {
+            tracing::info!(
+                source_id = %source_id,
+                from = %old.cut,
+                to = %cut,
+                "document unchanged but cut otherwise; cutting it again"
+            );
+        }
+        if previous
+            .as_ref()
+            .is_some_and(|r| r.sha256 == sha && r.cut == cut)
+        {
             let points = self.index.points_of(&source_id, false).await?.len();
             if points > 0 {
                 tracing::debug!(source_id = %source_id, "document unchanged; nothing to do");
@@ -598,7 +641,7 @@ impl Ingestor {
                 }
             }
             points.push(ChunkPoint {
-                id: document::point_id(&source_id, &sha, l.payload.chunk_index),
+                id: document::point_id(&source_id, &sha, &cut, l.payload.chunk_index),
                 vector,
                 payload: l.payload,
             });
@@ -617,6 +660,7 @@ impl Ingestor {
         // Write: points, then the graph (commit), then drop superseded points.
         let t = Instant::now();
         let chunk_nodes: Vec<_> = points.iter().map(|p| (p.payload.clone(), p.id)).collect();
+        let written: BTreeSet<uuid::Uuid> = points.iter().map(|p| p.id).collect();
         let count = points.len();
         self.index.upsert(points).await?;
         failpoint("before_graph_commit");
@@ -629,6 +673,7 @@ impl Ingestor {
             loaded_at: Utc::now(),
             kind: GraphKind::Document,
             triples: triples.len(),
+            cut: cut.clone(),
         };
         self.store.replace_graph(record.clone(), triples).await?;
         committed.insert(source_id.clone(), record);
@@ -638,7 +683,7 @@ impl Ingestor {
             .points_of(&source_id, false)
             .await?
             .into_iter()
-            .filter(|p| p.payload.source_sha != sha)
+            .filter(|p| !written.contains(&p.id))
             .map(|p| p.id)
             .collect();
         if !superseded.is_empty() {
@@ -759,7 +804,7 @@ impl Ingestor {
             ),
         )
         .await?;
-        let points: BTreeMap<String, BTreeSet<String>> = self.index.sources().await?;
+        let points = self.index.sources().await?;
         let mut out = Vec::new();
         for row in rows {
             use crate::store::SolutionExt;
@@ -767,11 +812,7 @@ impl Ingestor {
             let Some(record) = committed.get(&id) else {
                 continue;
             };
-            let n_points = if points.contains_key(&id) {
-                self.index.points_of(&id, false).await?.len()
-            } else {
-                0
-            };
+            let n_points = points.get(&id).map_or(0, Vec::len);
             out.push(DocumentInfo {
                 source_ref: record.path.clone(),
                 source_sha: record.sha256.clone(),

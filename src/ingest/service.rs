@@ -83,6 +83,7 @@ pub fn settings(cfg: &IndexConfig) -> IngestSettings {
         max_bytes: cfg.max_doc_bytes,
         duplicate_threshold: cfg.duplicate_threshold,
         skip_duplicates: cfg.skip_duplicates,
+        revision: super::pipeline::INGEST_REVISION,
     }
 }
 

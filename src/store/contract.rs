@@ -105,6 +105,7 @@ fn record(graph: &str, sha: &str, triples: usize) -> SourceRecord {
         loaded_at: at,
         kind: GraphKind::Model,
         triples,
+        cut: String::new(),
     }
 }
 
@@ -271,6 +272,7 @@ async fn source_records(store: &dyn GraphStore, run: &Run) -> Result<(), String>
     let g = run.graph("record");
     let rec = SourceRecord {
         kind: GraphKind::Document,
+        cut: "r1-t256-o32".to_owned(),
         ..record(&g, "sha-record", 1)
     };
     store

@@ -247,6 +247,7 @@ mod tests {
             loaded_at: Utc::now(),
             kind: GraphKind::Model,
             triples: 1,
+            cut: String::new(),
         }
     }
 

@@ -170,6 +170,12 @@ pub struct SourceRecord {
     pub kind: GraphKind,
     /// Number of triples in the graph.
     pub triples: usize,
+    /// For a document, how its chunks were cut
+    /// ([`crate::ingest::IngestSettings::cut`]: the ingest revision and
+    /// the chunk window, "r1-t256-o32"); empty for a model, or a document
+    /// recorded before cuts were.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub cut: String,
 }
 
 /// A graph store: SPARQL queries plus whole-graph replacement.
@@ -233,7 +239,7 @@ pub(crate) fn is_update(text: &str) -> bool {
 /// `record.graph`, already checked by the backend.
 pub(crate) fn meta_triples(graph: &NamedNode, record: &SourceRecord) -> Vec<Triple> {
     let triple = |p: String, o: Term| Triple::new(graph.clone(), term::iri(p), o);
-    vec![
+    let mut triples = vec![
         triple(
             vocab::RDF_TYPE.to_owned(),
             term::iri(vocab::dq("Source")).into(),
@@ -256,7 +262,14 @@ pub(crate) fn meta_triples(graph: &NamedNode, record: &SourceRecord) -> Vec<Trip
             vocab::dq("tripleCount"),
             term::integer(record.triples).into(),
         ),
-    ]
+    ];
+    if !record.cut.is_empty() {
+        triples.push(triple(
+            vocab::dq("chunkCut"),
+            term::string(&record.cut).into(),
+        ));
+    }
+    triples
 }
 
 /// Reads every source recorded in the meta graph (shared by the backends).
@@ -303,6 +316,7 @@ fn parse_record(graph: String, rows: &[Solution]) -> Option<SourceRecord> {
         loaded_at: time("loadedAt")?,
         kind: GraphKind::parse(&get("graphKind")?)?,
         triples: get("tripleCount")?.parse().ok()?,
+        cut: get("chunkCut").unwrap_or_default(),
     })
 }
 

@@ -11,7 +11,7 @@
 //! Vectors are synthetic unit vectors along a few axes (no embedding model);
 //! the index dimension must be at least [`MIN_DIMENSION`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use uuid::Uuid;
 
@@ -500,7 +500,13 @@ async fn sources(index: &dyn VectorIndex, run: &Run) -> Result<(), String> {
         ])
         .await
         .map_err(show)?;
-    let all = index.sources().await.map_err(show)?;
+    let all: BTreeMap<String, BTreeSet<String>> = index
+        .sources()
+        .await
+        .map_err(show)?
+        .into_iter()
+        .map(|(source, keys)| (source, keys.into_iter().map(|k| k.source_sha).collect()))
+        .collect();
     let want_a: BTreeSet<String> = [format!("sha-{a}")].into();
     let want_b: BTreeSet<String> = [format!("sha-{b}"), "sha-old".to_owned()].into();
     ensure(all.get(&a) == Some(&want_a), || {

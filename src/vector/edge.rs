@@ -18,7 +18,7 @@
 //!   concurrent update, so the shard sits behind a [`RwLock`]: searches and
 //!   scrolls share it, and an update holds it exclusively with its flush.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -365,23 +365,27 @@ impl VectorIndex for EdgeIndex {
         Ok(points)
     }
 
-    async fn sources(&self) -> VectorResult<BTreeMap<String, BTreeSet<String>>> {
-        let fields = vec![json_path("source_id")?, json_path("source_sha")?];
+    async fn sources(&self) -> VectorResult<BTreeMap<String, Vec<super::PointKey>>> {
+        let fields = vec![
+            json_path("source_id")?,
+            json_path("source_sha")?,
+            json_path("chunk_index")?,
+        ];
         let records = self
             .read(move |shard| scroll_all(shard, None, WithPayloadInterface::Fields(fields), false))
             .await?;
         super::group_sources(records.iter().map(|record| {
             let payload = record.payload.as_ref().map(|p| &p.0);
-            let field = |name: &str| {
-                payload
-                    .and_then(|p| p.get(name))
-                    .and_then(|v| v.as_str())
-                    .map(str::to_owned)
-            };
+            let field = |name: &str| payload.and_then(|p| p.get(name));
             (
-                record.id.to_string(),
-                field("source_id"),
-                field("source_sha"),
+                uuid_of(record.id),
+                field("source_id")
+                    .and_then(|v| v.as_str())
+                    .map(str::to_owned),
+                field("source_sha")
+                    .and_then(|v| v.as_str())
+                    .map(str::to_owned),
+                field("chunk_index").and_then(serde_json::Value::as_u64),
             )
         }))
     }

@@ -19,7 +19,7 @@ pub mod server;
 pub use edge::EdgeIndex;
 pub use server::{QdrantIndex, QdrantSettings};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -90,23 +90,51 @@ impl IndexModel {
     }
 }
 
-/// The map [`VectorIndex::sources`] returns, from `(point, source_id,
-/// source_sha)` read off each point's payload; a point missing either
-/// field is an error (shared by the backends).
+/// One point as reconciliation sees it: its id and what the id was made
+/// of ([`crate::ingest::document::point_id`]).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PointKey {
+    /// The point id.
+    pub id: Uuid,
+    /// `source_sha` of its payload.
+    pub source_sha: String,
+    /// `chunk_index` of its payload.
+    pub chunk_index: usize,
+}
+
+/// The map [`VectorIndex::sources`] returns, from `(point id, source_id,
+/// source_sha, chunk_index)` read off each point; a point missing a field
+/// is an error (shared by the backends).
 pub(crate) fn group_sources(
-    points: impl IntoIterator<Item = (String, Option<String>, Option<String>)>,
-) -> VectorResult<BTreeMap<String, BTreeSet<String>>> {
-    let mut sources: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    points: impl IntoIterator<
+        Item = (
+            VectorResult<Uuid>,
+            Option<String>,
+            Option<String>,
+            Option<u64>,
+        ),
+    >,
+) -> VectorResult<BTreeMap<String, Vec<PointKey>>> {
+    let mut sources: BTreeMap<String, Vec<PointKey>> = BTreeMap::new();
     let mut n = 0usize;
-    for (point, source_id, sha) in points {
+    for (id, source_id, sha, chunk_index) in points {
         n += 1;
-        let missing = |name: &str| {
-            VectorError::Backend(format!("point {point} has no string {name} in its payload"))
-        };
+        let id = id?;
+        let missing =
+            |name: &str| VectorError::Backend(format!("point {id} has no {name} in its payload"));
         sources
-            .entry(source_id.ok_or_else(|| missing("source_id"))?)
+            .entry(source_id.ok_or_else(|| missing("string source_id"))?)
             .or_default()
-            .insert(sha.ok_or_else(|| missing("source_sha"))?);
+            .push(PointKey {
+                id,
+                source_sha: sha.ok_or_else(|| missing("string source_sha"))?,
+                chunk_index: chunk_index
+                    .and_then(|c| usize::try_from(c).ok())
+                    .ok_or_else(|| missing("integer chunk_index"))?,
+            });
+    }
+    for keys in sources.values_mut() {
+        keys.sort_by_key(|k| (k.chunk_index, k.id));
     }
     tracing::debug!(points = n, sources = sources.len(), "listed sources");
     Ok(sources)
@@ -279,9 +307,9 @@ pub trait VectorIndex: Send + Sync {
         with_vectors: bool,
     ) -> VectorResult<Vec<StoredPoint>>;
 
-    /// Every source id in the index with the set of `source_sha` values its
-    /// points carry (for reconciliation after a crash).
-    async fn sources(&self) -> VectorResult<BTreeMap<String, BTreeSet<String>>>;
+    /// Every source id in the index with its points' keys, ordered by
+    /// chunk index (for reconciliation after a crash).
+    async fn sources(&self) -> VectorResult<BTreeMap<String, Vec<PointKey>>>;
 
     /// Deletes points by id, durably.
     async fn delete_points(&self, ids: &[Uuid]) -> VectorResult<()>;

@@ -14,7 +14,7 @@
 //! exhausted) are retried with exponential backoff; what still fails is
 //! [`VectorError::Unavailable`], which the API answers with 503.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -660,17 +660,25 @@ impl VectorIndex for QdrantIndex {
         Ok(points)
     }
 
-    async fn sources(&self) -> VectorResult<BTreeMap<String, BTreeSet<String>>> {
+    async fn sources(&self) -> VectorResult<BTreeMap<String, Vec<super::PointKey>>> {
         let fields = SelectorOptions::Include(PayloadIncludeSelector {
-            fields: vec!["source_id".into(), "source_sha".into()],
+            fields: vec![
+                "source_id".into(),
+                "source_sha".into(),
+                "chunk_index".into(),
+            ],
         });
         let records = self.scroll_all(None, fields, false).await?;
-        super::group_sources(records.iter().map(|record| {
-            let field = |name: &str| record.payload.get(name).and_then(|v| v.as_str()).cloned();
+        super::group_sources(records.into_iter().map(|record| {
+            let field = |name: &str| record.payload.get(name);
+            let text = |name: &str| field(name).and_then(|v| v.as_str()).cloned();
             (
-                format!("{:?}", record.id),
-                field("source_id"),
-                field("source_sha"),
+                uuid_of(record.id.clone()),
+                text("source_id"),
+                text("source_sha"),
+                field("chunk_index")
+                    .and_then(|v| v.as_integer())
+                    .and_then(|i| u64::try_from(i).ok()),
             )
         }))
     }

@@ -1275,7 +1275,7 @@ impl daemoniq::vector::VectorIndex for DownIndex {
     async fn sources(
         &self,
     ) -> daemoniq::vector::VectorResult<
-        std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        std::collections::BTreeMap<String, Vec<daemoniq::vector::PointKey>>,
     > {
         down()
     }

@@ -7,7 +7,7 @@ use daemoniq::ground::Grounder;
 use daemoniq::ingest::chunk::TokenCounter;
 use daemoniq::ingest::{DocOptions, DocService, DocStatus, Input, RunReport, document};
 use daemoniq::store::{GraphStore, SparqlQuery};
-use daemoniq::vector::StoredPoint;
+use daemoniq::vector::{ChunkPoint, StoredPoint};
 use daemoniq::{AppState, vocab};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -405,6 +405,97 @@ async fn reingest_is_a_no_op_change_replaces_one_file_and_delete_leaves_nothing(
             .all(|(p, _)| p != "soo/ahu.md")
     );
     assert_eq!(docs.ingestor().delete(&ahu_id).await.unwrap(), None);
+}
+
+/// A document committed by another cut (an older ingest revision, another
+/// chunk window) is cut again though its bytes are the same, and none of
+/// the old cut's points remain; points of a cut that was never committed
+/// (a re-cut killed before its graph was written) are reconciled away,
+/// leaving the committed cut whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_document_cut_otherwise_is_cut_again_and_an_uncommitted_cut_is_reconciled() {
+    let root = tempfile::tempdir().unwrap();
+    write(root.path(), "soo/vav.md", &corpus("northfield_soo_vav.md"));
+    let (state, docs, reports) = docs_state(root.path(), |_| {}).await;
+    let dirs = [root.path().join("soo")];
+    let opts = DocOptions::default();
+    let vav = document::source_id("soo/vav.md");
+    let first = ingest_paths(&state, &docs, &dirs, &opts).await;
+    assert_eq!(first.counts.indexed, 1, "{:#?}", first.errors);
+    let old = ids(&points_by_source(&docs).await[&vav]);
+
+    // The same store and index, chunks cut with a smaller window.
+    let cfg = IndexConfig {
+        docs_root: root.path().to_path_buf(),
+        ort_threads: Some(2),
+        chunk_tokens: 128,
+        ..IndexConfig::default()
+    };
+    let recut = DocService::with_index(
+        &cfg,
+        Arc::clone(&state.store),
+        &common::assets(),
+        Arc::clone(docs.ingestor().index()),
+        reports.path().to_path_buf(),
+    )
+    .unwrap();
+    let files = recut.collect(&dirs).unwrap();
+    let again = recut
+        .ingest(
+            &grounder(&state).await,
+            recut.inputs(&files),
+            &opts,
+            &|_| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.counts.replaced, 1, "{:#?}", again.errors);
+    assert_eq!(again.counts.unchanged, 0);
+    let points = points_by_source(&docs).await;
+    let new = ids(&points[&vav]);
+    assert!(
+        new.len() > old.len(),
+        "{} chunks, {} before",
+        new.len(),
+        old.len()
+    );
+    assert!(new.iter().all(|i| !old.contains(i)), "old points remain");
+    let listed = recut.ingestor().documents().await.unwrap();
+    assert_eq!(listed[0].chunks, new.len());
+    assert_eq!(listed[0].points, new.len());
+    // Asked again with the window it was cut with: unchanged.
+    let same = recut
+        .ingest(
+            &grounder(&state).await,
+            recut.inputs(&files),
+            &opts,
+            &|_| {},
+        )
+        .await
+        .unwrap();
+    assert_eq!(same.counts.unchanged, 1);
+
+    // A re-cut with the first window killed after its points were written
+    // and before its graph: those points carry the committed sha, but not
+    // the committed cut's ids.
+    let sha = points[&vav][0].payload.source_sha.clone();
+    let half: Vec<ChunkPoint> = points[&vav]
+        .iter()
+        .take(2)
+        .map(|p| ChunkPoint {
+            id: document::point_id(&vav, &sha, "r999-t256-o32", p.payload.chunk_index),
+            vector: p.vector.clone().unwrap(),
+            payload: p.payload.clone(),
+        })
+        .collect();
+    docs.ingestor().index().upsert(half).await.unwrap();
+    assert_eq!(
+        ids(&points_by_source(&docs).await[&vav]).len(),
+        new.len() + 2
+    );
+    let reconciled = recut.ingestor().reconcile().await.unwrap();
+    assert_eq!(reconciled.points_removed, 2);
+    assert_eq!(ids(&points_by_source(&docs).await[&vav]), new);
 }
 
 fn encrypted_pdf() -> Vec<u8> {

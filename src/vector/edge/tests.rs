@@ -282,7 +282,20 @@ async fn sources_lists_every_source_with_its_shas() {
         ),
     ]
     .into();
-    assert_eq!(index.sources().await.unwrap(), want);
+    let got: BTreeMap<String, BTreeSet<String>> = index
+        .sources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(source, keys)| {
+            // Each key is the point's own id, sha and chunk index.
+            for k in &keys {
+                assert_eq!(k.id, id(&source, k.chunk_index), "{source}: {k:?}");
+            }
+            (source, keys.into_iter().map(|k| k.source_sha).collect())
+        })
+        .collect();
+    assert_eq!(got, want);
 }
 
 #[tokio::test]
