@@ -217,13 +217,13 @@ impl Question {
             }
         }
         let labels = grounding.entities.iter().map(|e| e.label.clone()).collect();
+        let stems = |t: &str| text::words(t).iter().map(|w| text::stem(w)).collect();
         let mut kinds: Vec<NamedKind> = Vec::new();
         for e in grounding
             .entities
             .iter()
             .filter(|e| e.kind == EntityKind::Class)
         {
-            let stems = |t: &str| text::words(t).iter().map(|w| text::stem(w)).collect();
             if !kinds.iter().any(|k| k.said == e.matched) {
                 kinds.push(NamedKind {
                     said: e.matched.clone(),
@@ -259,11 +259,10 @@ impl Question {
             {
                 continue;
             }
-            let stems = |ws: &[String]| ws.iter().map(|w| text::stem(w)).collect();
             tag_kinds.push(NamedKind {
-                said: said.clone(),
-                words: stems(&[said]),
-                label: stems(&label_words),
+                words: stems(&said),
+                label: stems(&label),
+                said,
                 equivalents: Vec::new(),
                 form: None,
                 class: Some(iri),

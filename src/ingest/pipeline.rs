@@ -458,30 +458,25 @@ impl Ingestor {
         report.source_sha.clone_from(&sha);
         let previous = committed.get(&source_id).cloned();
         let cut = self.settings.cut();
-        if let Some(old) = previous
-            .as_ref()
-            .filter(|r| r.sha256 == sha && r.cut != cut)
-        {
-            tracing::info!(
-                source_id = %source_id,
-                from = %old.cut,
-                to = %cut,
-                "document unchanged but cut otherwise; cutting it again"
-            );
-        }
-        if previous
-            .as_ref()
-            .is_some_and(|r| r.sha256 == sha && r.cut == cut)
-        {
-            let points = self.index.points_of(&source_id, false).await?.len();
-            if points > 0 {
-                tracing::debug!(source_id = %source_id, "document unchanged; nothing to do");
-                report.status = DocStatus::Unchanged;
-                report.chunks = points;
-                report.timings.total_ms = ms(clock);
-                return Ok(report);
+        if let Some(old) = previous.as_ref().filter(|r| r.sha256 == sha) {
+            if old.cut != cut {
+                tracing::info!(
+                    source_id = %source_id,
+                    from = %old.cut,
+                    to = %cut,
+                    "document unchanged but cut otherwise; cutting it again"
+                );
+            } else {
+                let points = self.index.points_of(&source_id, false).await?.len();
+                if points > 0 {
+                    tracing::debug!(source_id = %source_id, "document unchanged; nothing to do");
+                    report.status = DocStatus::Unchanged;
+                    report.chunks = points;
+                    report.timings.total_ms = ms(clock);
+                    return Ok(report);
+                }
+                tracing::warn!(source_id = %source_id, "committed document has no points; re-indexing");
             }
-            tracing::warn!(source_id = %source_id, "committed document has no points; re-indexing");
         }
 
         // Extract (CPU-bound, may be a large PDF).

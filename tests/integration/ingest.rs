@@ -439,16 +439,7 @@ async fn a_document_cut_otherwise_is_cut_again_and_an_uncommitted_cut_is_reconci
         reports.path().to_path_buf(),
     )
     .unwrap();
-    let files = recut.collect(&dirs).unwrap();
-    let again = recut
-        .ingest(
-            &grounder(&state).await,
-            recut.inputs(&files),
-            &opts,
-            &|_| {},
-        )
-        .await
-        .unwrap();
+    let again = ingest_paths(&state, &recut, &dirs, &opts).await;
     assert_eq!(again.counts.replaced, 1, "{:#?}", again.errors);
     assert_eq!(again.counts.unchanged, 0);
     let points = points_by_source(&docs).await;
@@ -464,15 +455,7 @@ async fn a_document_cut_otherwise_is_cut_again_and_an_uncommitted_cut_is_reconci
     assert_eq!(listed[0].chunks, new.len());
     assert_eq!(listed[0].points, new.len());
     // Asked again with the window it was cut with: unchanged.
-    let same = recut
-        .ingest(
-            &grounder(&state).await,
-            recut.inputs(&files),
-            &opts,
-            &|_| {},
-        )
-        .await
-        .unwrap();
+    let same = ingest_paths(&state, &recut, &dirs, &opts).await;
     assert_eq!(same.counts.unchanged, 1);
 
     // A re-cut with the first window killed after its points were written
