@@ -270,7 +270,16 @@ impl Question {
                 phrase: false,
             });
         }
-        if let Some(asked) = asked_for(cues, &words, &reading.focus, &kinds) {
+        // The words of the kinds the grounder read ("air handler"): what
+        // a passage must say of them the kind rules decide.
+        let kind_words: Vec<String> = grounding
+            .kind_mentions()
+            .flat_map(|(span, _)| text::words(text.get(span.start..span.end).unwrap_or_default()))
+            .map(|w| text::stem(&w))
+            .collect();
+        if let Some(asked) = asked_for(cues, &words, &reading.focus, &kinds)
+            .filter(|a| !a.words.iter().any(|w| kind_words.contains(w)))
+        {
             kinds.push(asked);
         }
         for mode in modes_named(cues, &lower) {
@@ -784,6 +793,41 @@ mod tests {
             &label
         ));
         assert!(!says_phrase("anything", &[]));
+    }
+
+    /// The noun a question asks for is not asked of the passage when the
+    /// grounder read it as a kind of equipment: "which air handler is
+    /// that box fed from" is answered by a log entry that says "(served
+    /// by AHU-1)", and whether a passage names an AHU is the kind rules'
+    /// to decide, not the word "handler"'s.
+    #[tokio::test]
+    async fn the_noun_asked_for_is_not_a_kind_the_grounder_read() {
+        let onto = crate::ontology::Ontology::default();
+        let topo = crate::topology::Topology::default();
+        let cues = crate::text::tests::cues().await;
+        let q = "which air handler is that box fed from";
+        let asked = |grounding: Grounding| {
+            Question::grounded(q, grounding, &cues, GraphView::new(&topo, &onto))
+                .kinds
+                .into_iter()
+                .map(|k| k.said)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(asked(Grounding::default()), ["handler"]);
+        let start = q.find("air handler").unwrap();
+        let read = Grounding {
+            equipment_types: vec![crate::ground::EquipmentType {
+                haystack_kind: Some("ahu".into()),
+                brick_class: Some("Air_Handling_Unit".into()),
+                confidence: 0.85,
+                span: crate::ground::Span {
+                    start,
+                    end: start + "air handler".len(),
+                },
+            }],
+            ..Grounding::default()
+        };
+        assert!(asked(read).is_empty());
     }
 
     #[tokio::test]
