@@ -270,16 +270,19 @@ impl Question {
                 phrase: false,
             });
         }
-        // The words of the kinds the grounder read ("air handler"): what
-        // a passage must say of them the kind rules decide.
-        let kind_words: Vec<String> = grounding
-            .kind_mentions()
-            .flat_map(|(span, _)| text::words(text.get(span.start..span.end).unwrap_or_default()))
-            .map(|w| text::stem(&w))
-            .collect();
-        if let Some(asked) = asked_for(cues, &words, &reading.focus, &kinds)
-            .filter(|a| !a.words.iter().any(|w| kind_words.contains(w)))
-        {
+        if let Some(mut asked) = asked_for(cues, &words, &reading.focus, &kinds) {
+            // A word of a kind of equipment the grounder read by its name
+            // ("which air *handler* is that box fed from") is named by the
+            // kind's Haystack tag too: "(served by AHU-1)" answers it.
+            if let Some(tag) = grounding.equipment_types.iter().find_map(|t| {
+                let said = text::words(text.get(t.span.start..t.span.end).unwrap_or_default());
+                let tag = t.haystack_kind.as_deref()?;
+                said.iter()
+                    .any(|w| asked.words.contains(&text::stem(w)))
+                    .then(|| stems(&text::camel_spaced(tag)))
+            }) {
+                asked.label = tag;
+            }
             kinds.push(asked);
         }
         for mode in modes_named(cues, &lower) {
@@ -795,27 +798,29 @@ mod tests {
         assert!(!says_phrase("anything", &[]));
     }
 
-    /// The noun a question asks for is not asked of the passage when the
-    /// grounder read it as a kind of equipment: "which air handler is
-    /// that box fed from" is answered by a log entry that says "(served
-    /// by AHU-1)", and whether a passage names an AHU is the kind rules'
-    /// to decide, not the word "handler"'s.
+    /// The noun a question asks for that is a word of a kind of equipment
+    /// the grounder read by its name is named by the kind's Haystack tag
+    /// too: "which air handler is that box fed from" is answered by a log
+    /// entry that says "(served by AHU-1)"; a passage that names neither
+    /// does not answer it, and a noun the grounder did not read as
+    /// equipment keeps its own words only.
     #[tokio::test]
-    async fn the_noun_asked_for_is_not_a_kind_the_grounder_read() {
+    async fn the_noun_asked_for_is_named_by_the_tag_of_the_equipment_it_names() {
         let onto = crate::ontology::Ontology::default();
         let topo = crate::topology::Topology::default();
         let cues = crate::text::tests::cues().await;
         let q = "which air handler is that box fed from";
         let asked = |grounding: Grounding| {
-            Question::grounded(q, grounding, &cues, GraphView::new(&topo, &onto))
-                .kinds
-                .into_iter()
-                .map(|k| k.said)
-                .collect::<Vec<_>>()
+            let kinds = Question::grounded(q, grounding, &cues, GraphView::new(&topo, &onto)).kinds;
+            assert_eq!(kinds.len(), 1, "{kinds:?}");
+            kinds.into_iter().next().unwrap()
         };
-        assert_eq!(asked(Grounding::default()), ["handler"]);
+        let log = "2024-06-11 — VAV-3-02 (served by AHU-1): occupants reported stuffiness.";
+        let plain = asked(Grounding::default());
+        assert_eq!(plain.said, "handler");
+        assert!(!plain.named_in(log));
         let start = q.find("air handler").unwrap();
-        let read = Grounding {
+        let read = asked(Grounding {
             equipment_types: vec![crate::ground::EquipmentType {
                 haystack_kind: Some("ahu".into()),
                 brick_class: Some("Air_Handling_Unit".into()),
@@ -826,8 +831,11 @@ mod tests {
                 },
             }],
             ..Grounding::default()
-        };
-        assert!(asked(read).is_empty());
+        });
+        assert_eq!(read.said, "handler");
+        assert!(read.named_in(log));
+        assert!(read.named_in("Each air handler has a return fan."));
+        assert!(!read.named_in("VAV-3-02 serves conference room A-302."));
     }
 
     #[tokio::test]
