@@ -75,7 +75,9 @@ pub struct NamedKind {
     pub said: String,
     /// Those words, stemmed.
     pub words: Vec<String>,
-    /// The words of the class's label, stemmed.
+    /// The words of the class's label, stemmed; for the noun a question
+    /// asks for that is a word of a kind of equipment, that kind's
+    /// Haystack tag ("ahu" for "which air handler").
     pub label: Vec<String>,
     /// Other forms of its words (abbreviations, spelled-out words); set by
     /// the pipeline from the spelling, none until then.
@@ -240,6 +242,10 @@ impl Question {
         // An equipment kind named by its Haystack tag where the tag is
         // its abbreviation ("4-pipe fcu per g36", "ahu", "rtu"); a text
         // names it by the tag or by the class's words.
+        // The question's words for a kind of equipment the grounder read.
+        let said_of = |t: &crate::ground::EquipmentType| {
+            text::words(text.get(t.span.start..t.span.end).unwrap_or_default())
+        };
         let mut tag_kinds: Vec<NamedKind> = Vec::new();
         for t in &grounding.equipment_types {
             let (Some(tag), Some(class)) = (&t.haystack_kind, &t.brick_class) else {
@@ -247,8 +253,7 @@ impl Question {
             };
             let label = class.replace('_', " ");
             let label_words = text::words(&label);
-            let said =
-                text::words(text.get(t.span.start..t.span.end).unwrap_or_default()).join(" ");
+            let said = said_of(t).join(" ");
             let iri = vocab::brick(class);
             if said != *tag
                 || label_words.iter().any(|w| w.eq_ignore_ascii_case(tag))
@@ -275,9 +280,9 @@ impl Question {
             // ("which air *handler* is that box fed from") is named by the
             // kind's Haystack tag too: "(served by AHU-1)" answers it.
             if let Some(tag) = grounding.equipment_types.iter().find_map(|t| {
-                let said = text::words(text.get(t.span.start..t.span.end).unwrap_or_default());
                 let tag = t.haystack_kind.as_deref()?;
-                said.iter()
+                said_of(t)
+                    .iter()
                     .any(|w| asked.words.contains(&text::stem(w)))
                     .then(|| stems(&text::camel_spaced(tag)))
             }) {
