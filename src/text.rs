@@ -973,6 +973,10 @@ pub enum Cue {
     KindOf,
     /// Phrases asking whether two classes are the same ("same as").
     SameClass,
+    /// Words that put a question about two classes in the ontology's
+    /// terms ("in Brick", "does Brick treat … as", "count as"): they ask
+    /// nothing besides how the classes relate.
+    ClassScope,
     /// Haystack tags.
     Tags,
     /// "count".

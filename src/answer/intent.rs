@@ -232,19 +232,41 @@ fn only_classes_said(cues: &Cues, lower: &str, g: &Grounding, cue: Cue) -> bool 
     words(&crate::text::masked(lower, said, false))
         .iter()
         .all(|x| {
-            [Cue::FunctionWord, Cue::StopWord, Cue::FrameWord, Cue::YesNo]
-                .iter()
-                .any(|c| cues.is(*c, x))
+            [
+                Cue::FunctionWord,
+                Cue::StopWord,
+                Cue::FrameWord,
+                Cue::YesNo,
+                Cue::ClassScope,
+            ]
+            .iter()
+            .any(|c| cues.is(*c, x))
         })
+}
+
+/// Whether a word may open a question before its yes/no verb by putting
+/// it in the ontology's terms: "in Brick, is an exhaust fan the same
+/// class as a return fan", "according to the ontology is …".
+fn opens_in_scope(cues: &Cues, word: &str) -> bool {
+    cues.is(Cue::ClassScope, word) || ["in", "to", "the", "per"].contains(&word)
 }
 
 /// Where the question names a kind, each mention run on over the words of
 /// its class's own name that follow it ("vav box": the grounder reads
-/// "vav").
+/// "vav") and that go before it ("isolation switch": the grounder reads
+/// "switch").
 fn class_spans(lower: &str, g: &Grounding) -> Vec<(usize, usize)> {
     let mut said = Vec::new();
     for (span, class) in g.kind_mentions() {
         let name = class.map(|c| vocab::name_words(&c)).unwrap_or_default();
+        let mut start = span.start;
+        while let Some(at) = lower.get(..start).and_then(|head| {
+            let head = head.trim_end();
+            let word = head.split_whitespace().next_back()?;
+            (head.len() < start && name.iter().any(|n| n == word)).then(|| head.len() - word.len())
+        }) {
+            start = at;
+        }
         let mut end = span.end;
         while let Some(next) = lower.get(end..).and_then(|rest| {
             let word = rest.split_whitespace().next()?;
@@ -254,7 +276,7 @@ fn class_spans(lower: &str, g: &Grounding) -> Vec<(usize, usize)> {
         }) {
             end = next;
         }
-        said.push((span.start, end));
+        said.push((start, end));
     }
     said
 }
@@ -341,7 +363,10 @@ pub fn read(
     let mut r = Reading {
         count: cues.asks_count(lower),
         telemetry: cues.in_text(Cue::Live, lower),
-        yes_no: w.first().is_some_and(|x| cues.opens_yes_no(x, lower)),
+        yes_no: w
+            .iter()
+            .find(|x| !opens_in_scope(cues, x))
+            .is_some_and(|x| cues.opens_yes_no(x, lower)),
         // How often is asked for a frequency, which a passage states or not.
         number: cues.says(Cue::Number, lower) || cues.says(Cue::Frequency, lower),
         ..Reading::default()
@@ -408,7 +433,14 @@ pub fn read(
     if asks_definition_of_named(cues, lower, w, g) || (!r.yes_no && bare_term(cues, w, g)) {
         r.push(Intent::Definition);
     }
-    if r.yes_no && instances.is_empty() && class_mentions(g).len() == 2 {
+    // Two classes and a phrase that relates them, asked without a yes/no
+    // verb ("fume hood a kind of fan?"), ask the same, unless a question
+    // word asks for something else ("what kind of fan …").
+    const WH: &[&str] = &[
+        "what", "which", "how", "where", "when", "who", "why", "whose",
+    ];
+    let no_wh = !w.iter().any(|x| WH.contains(&x.as_str()));
+    if (r.yes_no || no_wh) && instances.is_empty() && class_mentions(g).len() == 2 {
         r.classes_asked = [
             (Cue::SameClass, ClassAsk::Same),
             (Cue::KindOf, ClassAsk::KindOf),

@@ -5,7 +5,7 @@ use super::intent::{self, Reading};
 use super::synthesize::{Equivalent, Focus};
 use super::view::GraphView;
 use crate::ground::{EntityKind, Grounder, Grounding};
-use crate::text::{self, Cues, squash};
+use crate::text::{self, Cue, Cues, squash};
 use crate::vocab;
 
 /// A question and what it asks.
@@ -187,6 +187,10 @@ impl Question {
                     && cues.is(text::Cue::StopWord, w)
             })
         });
+        if let Some(class) = class_after_kind_of(text, &grounding, cues, view) {
+            tracing::info!(class = %class.iri, "the class a question relates a kind to, read by its label");
+            grounding.entities.push(class);
+        }
         Self::grounded(text, grounding, cues, view)
     }
 
@@ -589,6 +593,135 @@ fn unknown_models(query: &str, g: &Grounding) -> Vec<String> {
         .filter(|w| !g.unresolved.iter().any(|u| squash(u) == squash(w)))
         .map(|w| w.to_uppercase())
         .collect()
+}
+
+/// The class a yes/no question about two classes relates the one it names
+/// to, read by its Brick label after the phrase that asks how they relate
+/// ("is a damper position command a kind of *setpoint*", "… a type of
+/// *sensor* in Brick"), or, for two names asked to be one class, between
+/// "and" and that phrase ("are a discharge fan and *a supply fan* the same
+/// class"). The grounder reads a root class's one word ("setpoint",
+/// "sensor", "command") as a Haystack tag, which names no class, and a
+/// second name of a class it read once as nothing. `None` unless the
+/// question names exactly one class besides.
+fn class_after_kind_of(
+    text: &str,
+    g: &Grounding,
+    cues: &Cues,
+    view: GraphView<'_>,
+) -> Option<crate::ground::Entity> {
+    let lower = text.to_lowercase();
+    if lower.len() != text.len() || super::intent::class_mentions(g).len() != 1 {
+        return None;
+    }
+    // Where each phrase that relates two classes is said (start, end).
+    let said_at = |cue: Cue| -> Vec<(usize, usize)> {
+        cues.list(cue)
+            .iter()
+            .flat_map(|p| text::phrase_at(&lower, p).map(move |at| (at, at + p.len())))
+            .collect()
+    };
+    let same = said_at(Cue::SameClass);
+    let mut ends: Vec<usize> = said_at(Cue::KindOf)
+        .into_iter()
+        .chain(same.iter().copied())
+        .map(|(_, e)| e)
+        .collect();
+    ends.sort_unstable();
+    ends.dedup();
+    // The words of `lower[from..to]` with their offsets.
+    let words_in = |from: usize, to: usize| -> Vec<(usize, &str)> {
+        let mut at = from;
+        let mut out = Vec::new();
+        for w in lower[from..to].split(' ') {
+            if !w.is_empty() {
+                out.push((at, w));
+            }
+            at += w.len() + 1;
+        }
+        out
+    };
+    // The words after a phrase that ends at `end`, up to a mark or a word
+    // of scope ("in Brick"), without the function words before them ("the
+    // same class *as an* isolation switch").
+    let after = |end: usize| -> Vec<(usize, &str)> {
+        let rest = &lower[end..];
+        let stop = end
+            + rest
+                .find(['?', ',', ';', '.', '!', '(', ')'])
+                .unwrap_or(rest.len());
+        let mut out: Vec<(usize, &str)> = Vec::new();
+        for (at, w) in words_in(end, stop) {
+            if out.is_empty() && cues.is(Cue::FunctionWord, w) {
+                continue;
+            }
+            if cues.is(Cue::ClassScope, w) || (!out.is_empty() && ["in", "per", "by"].contains(&w))
+            {
+                break;
+            }
+            out.push((at, w));
+        }
+        out
+    };
+    // The class a run of words names by its label, whole or (`prefix`) by
+    // its first words.
+    let class_of = |run: &[(usize, &str)], prefix: bool| {
+        let shortest = if prefix { 1 } else { run.len().max(1) };
+        (shortest..=run.len().min(5)).rev().find_map(|n| {
+            let phrase = run[..n]
+                .iter()
+                .map(|(_, w)| *w)
+                .collect::<Vec<_>>()
+                .join(" ");
+            let singular = phrase.strip_suffix('s').unwrap_or(&phrase);
+            let iri = view.onto.class_iris().find(|iri| {
+                view.onto.class(iri).is_some_and(|info| {
+                    !info.deprecated
+                        && info.label.as_deref().is_some_and(|l| {
+                            l.eq_ignore_ascii_case(&phrase) || l.eq_ignore_ascii_case(singular)
+                        })
+                })
+            })?;
+            let start = run[0].0;
+            let stop = run[n - 1].0 + run[n - 1].1.len();
+            // A mention the grounder read already is not a second one.
+            if g.kind_mentions()
+                .any(|(span, class)| class.is_some() && span.start <= start && start < span.end)
+            {
+                return None;
+            }
+            Some(crate::ground::Entity {
+                iri: iri.to_owned(),
+                label: view.onto.class(iri)?.label.clone()?,
+                kind: EntityKind::Class,
+                class: Some(vocab::local_name(iri).to_owned()),
+                confidence: 0.85,
+                matched: text[start..stop].to_owned(),
+                span: crate::ground::Span { start, end: stop },
+            })
+        })
+    };
+    ends.iter()
+        .find_map(|e| class_of(&after(*e), true))
+        .or_else(|| {
+            // "A and B the same class": B, whole, between "and" and the phrase.
+            let (cue_at, _) = same.iter().max_by_key(|(_, e)| *e).copied()?;
+            let and = lower[..cue_at].rfind(" and ")? + " and ".len();
+            let mut between = words_in(and, cue_at);
+            while between
+                .first()
+                .is_some_and(|(_, w)| ["a", "an", "the"].contains(w))
+            {
+                between.remove(0);
+            }
+            while between
+                .last()
+                .is_some_and(|(_, w)| ["a", "an", "the"].contains(w))
+            {
+                between.pop();
+            }
+            class_of(&between, false)
+        })
 }
 
 /// The Brick equipment classes above `classes` (local names), below the

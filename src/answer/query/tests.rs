@@ -1056,6 +1056,58 @@ async fn a_yes_no_about_two_classes_asks_the_ontology() {
     // or a named node: not a question about two classes.
     assert_eq!(asked("is rvav the same as a vav box with reheat"), None);
     assert_eq!(asked("is ahu-1 a kind of terminal unit"), None);
+    // The ontology named as the question's scope asks nothing more, before
+    // the yes/no verb too.
+    for text in [
+        "Is a cooling tower a kind of heat exchanger in Brick?",
+        "does brick treat a cooling tower as a type of heat exchanger",
+        "is a vav a kind of terminal unit according to the ontology",
+    ] {
+        assert_eq!(asked(text), Some(ClassAsk::KindOf), "{text}");
+    }
+    assert_eq!(
+        asked("in brick is an exhaust fan the same class as a return fan"),
+        Some(ClassAsk::Same)
+    );
+    // A root class's one word, which the grounder reads as a Haystack
+    // tag, is read by its label after the phrase that relates the two.
+    for (text, class) in [
+        (
+            "Is a damper position command a kind of setpoint?",
+            "Setpoint",
+        ),
+        (
+            "does a damper position command count as a type of setpoint in brick?",
+            "Setpoint",
+        ),
+        (
+            "is a zone air temperature sensor a kind of sensor",
+            "Sensor",
+        ),
+    ] {
+        let q = question(&b, text);
+        assert_eq!(q.reading.classes_asked, Some(ClassAsk::KindOf), "{text}");
+        let classes = crate::answer::intent::class_mentions(&q.grounding);
+        assert!(
+            classes.contains(&crate::vocab::brick(class)),
+            "{text}: {classes:?}"
+        );
+    }
+    // Two names of one class, the grounder having read the second as the
+    // first: the second is read after the phrase, past "as an", or between
+    // "and" and "the same class".
+    for text in [
+        "Is a disconnect switch the same class as an isolation switch in Brick?",
+        "disconnect switch = isolation switch? same class or different?",
+        "In Brick, are a discharge fan and a supply fan the same class?",
+    ] {
+        assert_eq!(asked(text), Some(ClassAsk::Same), "{text}");
+    }
+    // Not when it says more than the two classes ("with a deadband").
+    assert_eq!(
+        asked("is a damper position command a kind of setpoint with a deadband"),
+        None
+    );
     // The building graph composes nothing for it ("the building graph
     // does not show that the Variable Air Volume Box with a Terminal Unit"
     // answered it, wrongly, no).
