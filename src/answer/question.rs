@@ -66,6 +66,10 @@ pub struct Question {
     /// classes (`HVAC_Equipment` and its siblings): a sequence for
     /// terminal units applies to a VAV box with reheat. Local names.
     pub broader: Vec<String>,
+    /// Where the question says a named node's kind right before its name
+    /// ("part of *air handler* ahu1"), which the grounder reads with the
+    /// name: the words restate what the node is and ask nothing else.
+    pub restated: Vec<crate::ground::Span>,
 }
 
 /// A kind of point or equipment a question names ("humidity setpoint").
@@ -191,7 +195,16 @@ impl Question {
             tracing::info!(class = %class.iri, "the class a question relates a kind to, read by its label");
             grounding.entities.push(class);
         }
-        Self::grounded(text, grounding, cues, view)
+        let restated = kinds_before_names(text, &grounding, grounder, view);
+        if !restated.is_empty() {
+            tracing::debug!(
+                spans = restated.len(),
+                "a named node's kind said before its name is read with the name"
+            );
+        }
+        let mut q = Self::grounded(text, grounding, cues, view);
+        q.restated = restated;
+        q
     }
 
     /// Reads `text` whose grounding is known.
@@ -355,6 +368,7 @@ impl Question {
             tag_kinds,
             owners,
             broader,
+            restated: Vec::new(),
         }
     }
 
@@ -722,6 +736,55 @@ fn class_after_kind_of(
             }
             class_of(&between, false)
         })
+}
+
+/// Where the words right before a named node's name (up to three) are,
+/// read alone by the grounder, one kind of equipment or point that the
+/// node is ("the fans of *air handler* ahu1", "*chiller* CH-2"): the
+/// grounder reads the kind once, at the name, and leaves the words.
+fn kinds_before_names(
+    text: &str,
+    g: &Grounding,
+    grounder: &Grounder,
+    view: GraphView<'_>,
+) -> Vec<crate::ground::Span> {
+    let mut out = Vec::new();
+    for e in g.entities.iter().filter(|e| e.kind == EntityKind::Instance) {
+        let Some(class) = e.class.as_deref().map(vocab::class_iri) else {
+            continue;
+        };
+        let head = text.get(..e.span.start).unwrap_or_default();
+        // The words before the name, nearest last, with where each starts.
+        let mut words: Vec<(usize, &str)> = Vec::new();
+        let mut rest = head.trim_end();
+        while words.len() < 3 {
+            let Some(word) = rest.split_whitespace().next_back() else {
+                break;
+            };
+            if !word.chars().all(char::is_alphabetic) {
+                break;
+            }
+            let at = rest.len() - word.len();
+            words.push((at, word));
+            rest = rest[..at].trim_end();
+        }
+        words.reverse();
+        let found = (0..words.len()).find_map(|i| {
+            let start = words[i].0;
+            let said = &head[start..head.trim_end().len()];
+            let alone = grounder.ground(said);
+            let kinds: Vec<String> = alone.kind_mentions().filter_map(|(_, c)| c).collect();
+            (alone.entities.iter().all(|x| x.kind == EntityKind::Class)
+                && !kinds.is_empty()
+                && kinds.iter().all(|k| view.onto.is_a(&class, k)))
+            .then_some(crate::ground::Span {
+                start,
+                end: head.trim_end().len(),
+            })
+        });
+        out.extend(found);
+    }
+    out
 }
 
 /// The Brick equipment classes above `classes` (local names), below the

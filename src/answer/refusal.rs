@@ -347,6 +347,7 @@ mod tests {
             tag_kinds: Vec::new(),
             owners: Vec::new(),
             broader: Vec::new(),
+            restated: Vec::new(),
         };
         let ok = DocumentMeasures {
             retrieved: 3,

@@ -353,6 +353,7 @@ impl<'a> Parts<'a> {
         p.the_only_one();
         p.part_of_node();
         p.restatements();
+        p.explained.extend(q.restated.iter().copied());
         p.name_words();
         p.subclass_words();
         p.scope();
@@ -808,8 +809,9 @@ impl<'a> Parts<'a> {
                 .chars()
                 .all(|ch| ch.is_whitespace() || "()[],-:".contains(ch))
         };
+        let mut restated: Vec<Span> = Vec::new();
         self.classes.retain(|c| {
-            !nodes.iter().any(|n| {
+            let restates = nodes.iter().any(|n| {
                 // "AHU-3 cooling coil (CC)", "the cooling tower CT-1".
                 let beside = (n.span.end <= c.span.start && between(n.span.end, c.span.start))
                     || (c.span.end <= n.span.start && between(c.span.end, n.span.start));
@@ -819,8 +821,15 @@ impl<'a> Parts<'a> {
                         .types(&n.iri)
                         .iter()
                         .any(|t| view.onto.is_a(t, &c.iri))
-            })
+            });
+            if restates {
+                restated.push(c.span);
+            }
+            !restates
         });
+        // Its words are read with the name ("part of air handler ahu1"),
+        // not left for the documents.
+        self.explained.extend(restated);
     }
 
     /// "components of psz-ac-2": words the grounder left alone that spell

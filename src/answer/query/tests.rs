@@ -1649,6 +1649,16 @@ async fn a_kind_of_part_said_on_a_unit_is_its_own_parts() {
             assert_eq!(got, want, "{q}");
         }
     }
+    // The unit's kind said before its name restates what it is: the
+    // grounder reads the kind at the name and leaves "air handler".
+    let want = local_names(&b, &parts("AHU-1"), "x").await;
+    for q in [
+        "which dampers are part of air handler AHU-1?",
+        "which dampers are on the air handler ahu-1",
+    ] {
+        let (_, got) = ask_answered(&b, q).await;
+        assert_eq!(got, want, "{q}");
+    }
     // What a unit feeds directly, of a kind.
     let fed_by = |class: &str, unit: &str| {
         format!(
