@@ -260,6 +260,20 @@ impl Ontology {
         self.classes.keys().map(String::as_str)
     }
 
+    /// The classes whose label is one of `forms`, case aside ("rooms" read
+    /// as "room", "supply fan" as "Supply Fan"), in [`Self::class_iris`]
+    /// order.
+    pub fn labelled<'a>(&'a self, forms: &'a [String]) -> impl Iterator<Item = &'a str> + 'a {
+        self.classes
+            .iter()
+            .filter(|(_, info)| {
+                info.label
+                    .as_deref()
+                    .is_some_and(|l| forms.iter().any(|f| l.eq_ignore_ascii_case(f)))
+            })
+            .map(|(iri, _)| iri.as_str())
+    }
+
     /// Number of known classes.
     pub fn class_count(&self) -> usize {
         self.classes.len()

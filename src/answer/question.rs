@@ -687,15 +687,12 @@ fn class_after_kind_of(
                 .map(|(_, w)| *w)
                 .collect::<Vec<_>>()
                 .join(" ");
-            let singular = phrase.strip_suffix('s').unwrap_or(&phrase);
-            let iri = view.onto.class_iris().find(|iri| {
-                view.onto.class(iri).is_some_and(|info| {
-                    !info.deprecated
-                        && info.label.as_deref().is_some_and(|l| {
-                            l.eq_ignore_ascii_case(&phrase) || l.eq_ignore_ascii_case(singular)
-                        })
-                })
-            })?;
+            let singular = phrase.strip_suffix('s').unwrap_or(&phrase).to_owned();
+            let forms = [phrase.clone(), singular];
+            let iri = view
+                .onto
+                .labelled(&forms)
+                .find(|iri| view.onto.class(iri).is_some_and(|info| !info.deprecated))?;
             let start = run[0].0;
             let stop = run[n - 1].0 + run[n - 1].1.len();
             // A mention the grounder read already is not a second one.
@@ -721,17 +718,12 @@ fn class_after_kind_of(
             // "A and B the same class": B, whole, between "and" and the phrase.
             let (cue_at, _) = same.iter().max_by_key(|(_, e)| *e).copied()?;
             let and = lower[..cue_at].rfind(" and ")? + " and ".len();
+            let article = |w: &(usize, &str)| ["a", "an", "the"].contains(&w.1);
             let mut between = words_in(and, cue_at);
-            while between
-                .first()
-                .is_some_and(|(_, w)| ["a", "an", "the"].contains(w))
-            {
+            while between.first().is_some_and(article) {
                 between.remove(0);
             }
-            while between
-                .last()
-                .is_some_and(|(_, w)| ["a", "an", "the"].contains(w))
-            {
+            while between.last().is_some_and(article) {
                 between.pop();
             }
             class_of(&between, false)

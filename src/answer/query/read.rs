@@ -989,15 +989,8 @@ impl<'a> Parts<'a> {
             // which Brick 1.4 deprecates for rec:Room; the type path
             // follows brick:isReplacedBy both ways).
             let by_label = |brick: bool| -> Vec<String> {
-                onto.class_iris()
+                onto.labelled(&forms)
                     .filter(|c| c.starts_with(vocab::BRICK) == brick)
-                    .filter(|c| {
-                        onto.class(c).is_some_and(|i| {
-                            i.label
-                                .as_deref()
-                                .is_some_and(|l| forms.iter().any(|f| l.eq_ignore_ascii_case(f)))
-                        })
-                    })
                     .map(str::to_owned)
                     .collect()
             };
